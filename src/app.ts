@@ -1,0 +1,74 @@
+import { RequestContext } from '@mikro-orm/core';
+import express, { type Express } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { fileURLToPath } from 'node:url';
+import type { Config } from './config.ts';
+import type { Orm } from './db/orm.ts';
+import { createAuthenticator } from './http/authenticate.ts';
+import { errorMiddleware, routeNotFound } from './http/errors.ts';
+import { requestId } from './http/request-context.ts';
+import { requestLog } from './http/request-log.ts';
+import { bindOperations, type OperationHandlers } from './http/router.ts';
+import { listOperations, loadOpenApi, OPENAPI_PATH } from './http/spec.ts';
+import type { Logger } from './logger.ts';
+import { authRoutes } from './modules/auth/auth.routes.ts';
+import type { AuthService } from './modules/auth/auth.service.ts';
+import { systemRoutes, type ReadinessCheck } from './modules/system/system.routes.ts';
+import { tenantRoutes } from './modules/tenants/tenant.routes.ts';
+import type { TenantService } from './modules/tenants/tenant.service.ts';
+import type { TokenService } from './security/tokens.ts';
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  orm: Orm;
+  tokens: TokenService;
+  tenants: TenantService;
+  auth: AuthService;
+  readiness: Record<string, ReadinessCheck>;
+}
+
+/** Assembles the HTTP app from explicit dependencies, so tests and production build the same thing. */
+export function createApp(deps: AppDeps): Express {
+  const { config, logger, orm } = deps;
+  // Inside RequestContext (below) the global EntityManager resolves to this request's own fork.
+  const em = () => orm.em;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.set('query parser', 'simple');
+
+  app.use(requestId);
+  app.use(requestLog(logger));
+  app.use((_req, _res, next) => RequestContext.create(orm.em, next));
+  app.use(
+    express.json({
+      limit: '1mb',
+      // The raw bytes are kept for signature checks (incoming webhooks are verified on exactly what was sent).
+      verify: (req, _res, buf) => {
+        (req as express.Request).rawBody = buf;
+      },
+    }),
+  );
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: fileURLToPath(OPENAPI_PATH),
+      validateRequests: { allowUnknownQueryParameters: false },
+      validateResponses: config.validateResponses,
+      validateSecurity: false, // credentials are checked by our authenticator, which knows what they mean
+      ignorePaths: /^\/api\/v1\/ws$/, // the WebSocket upgrade never reaches Express
+    }),
+  );
+
+  const handlers: OperationHandlers = {
+    ...systemRoutes({ checks: deps.readiness }),
+    ...authRoutes({ auth: deps.auth, tenants: deps.tenants, tokens: deps.tokens, em }),
+    ...tenantRoutes({ tenants: deps.tenants, em }),
+  };
+  const authenticate = createAuthenticator({ adminApiKey: config.adminApiKey, tokens: deps.tokens, tenants: deps.tenants, em });
+  bindOperations(app, listOperations(loadOpenApi()), handlers, authenticate);
+
+  app.use(routeNotFound);
+  app.use(errorMiddleware(logger));
+  return app;
+}

@@ -1,0 +1,185 @@
+// Every setting of Convene: its environment variable, its default, and why it exists. Parsed and validated once at
+// start-up; a variable that is set but invalid stops start-up with a message that names it.
+
+export type NodeEnv = 'development' | 'test' | 'production';
+
+export interface Config {
+  nodeEnv: NodeEnv;
+  port: number;
+  publicBaseUrl: string;
+  logLevel: string;
+  /** Unset: start an embedded PostgreSQL with its data in `.data/postgres`. */
+  databaseUrl: string | undefined;
+  temporal: { address: string; namespace: string; taskQueue: string };
+  s3: {
+    endpoint: string;
+    region: string;
+    bucket: string;
+    archiveBucket: string;
+    accessKeyId: string;
+    secretAccessKey: string;
+  };
+  /** Operator credential; unset means the admin-only calls answer 403. */
+  adminApiKey: string | undefined;
+  upstream: { apiUrl: string; apiKey: string | undefined; webhookSecret: string };
+  /** Key for tenant secrets at rest (AES-256-GCM): 32 bytes, base64 or hex. */
+  secretsKey: string;
+  /** Outgoing webhook retry schedule, seconds between attempts (first is the initial delay). */
+  webhookRetryDelays: number[];
+  wsOriginPatterns: string[];
+  rateLimitPerMinute: number;
+  tokens: { issuer: string; audience: string; tenantAccessTtl: number; participantTtl: number; refreshTtl: number };
+  /** Validate every response against spec/openapi.yaml (on in tests; costs time in production). */
+  validateResponses: boolean;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+// Used only outside production so `npm run dev`/tests work without ceremony; production refuses to start without one.
+const DEVELOPMENT_SECRETS_KEY = Buffer.alloc(32, 'convene-development-only-key!!!').toString('base64');
+
+export function loadConfig(env: Env = process.env): Config {
+  const read = new Reader(env);
+  const nodeEnv = read.oneOf('NODE_ENV', ['development', 'test', 'production'], 'development');
+  const port = read.port('PORT', 3000);
+  const production = nodeEnv === 'production';
+  const config: Config = {
+    nodeEnv,
+    port,
+    publicBaseUrl: read.url('PUBLIC_BASE_URL', `http://127.0.0.1:${port}`),
+    logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], nodeEnv === 'test' ? 'silent' : 'info'),
+    databaseUrl: read.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
+    temporal: {
+      address: read.string('TEMPORAL_ADDRESS', '127.0.0.1:7233'),
+      namespace: read.string('TEMPORAL_NAMESPACE', 'default'),
+      taskQueue: read.string('TEMPORAL_TASK_QUEUE', 'convene'),
+    },
+    s3: {
+      endpoint: read.url('S3_ENDPOINT', 'http://127.0.0.1:8333'),
+      region: read.string('S3_REGION', 'us-east-1'),
+      bucket: read.string('S3_BUCKET', 'convene-recordings'),
+      archiveBucket: read.string('S3_ARCHIVE_BUCKET', 'convene-archive'),
+      accessKeyId: read.string('S3_ACCESS_KEY_ID', 'convene'),
+      secretAccessKey: read.string('S3_SECRET_ACCESS_KEY', 'convene-secret'),
+    },
+    adminApiKey: read.optionalString('ADMIN_API_KEY', 16),
+    upstream: {
+      apiUrl: read.url('UPSTREAM_API_URL', 'http://127.0.0.1:4010'),
+      apiKey: read.optionalString('UPSTREAM_API_KEY', 1),
+      webhookSecret: read.string('UPSTREAM_WEBHOOK_SECRET', production ? undefined : 'dev-upstream-webhook-secret'),
+    },
+    secretsKey: read.secretsKey('SECRETS_KEY', production ? undefined : DEVELOPMENT_SECRETS_KEY),
+    webhookRetryDelays: read.durations('WEBHOOK_RETRY_DELAYS', [0, 60, 300, 900, 3600, 14400]),
+    wsOriginPatterns: read.list('WS_ORIGIN_PATTERNS', ['http://localhost:*', 'http://127.0.0.1:*', 'https://localhost:*', 'https://127.0.0.1:*']),
+    rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
+    tokens: {
+      issuer: read.string('JWT_ISSUER', 'convene'),
+      audience: read.string('JWT_AUDIENCE', 'convene-api'),
+      tenantAccessTtl: read.integer('TENANT_ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400),
+      participantTtl: read.integer('PARTICIPANT_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
+      refreshTtl: read.integer('REFRESH_TOKEN_TTL_SECONDS', 30 * 86_400, 3600, 365 * 86_400),
+    },
+    validateResponses: read.boolean('VALIDATE_RESPONSES', nodeEnv === 'test'),
+  };
+  return config;
+}
+
+/** Reads one variable at a time; every failure names the variable. */
+class Reader {
+  private readonly env: Env;
+  constructor(env: Env) {
+    this.env = env;
+  }
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value === '' ? undefined : value;
+  }
+
+  private fail(name: string, why: string): never {
+    throw new ConfigError(`Invalid ${name}: ${why}`);
+  }
+
+  string(name: string, fallback: string | undefined): string {
+    const value = this.raw(name) ?? fallback;
+    if (value === undefined) this.fail(name, 'required in production');
+    return value;
+  }
+
+  optionalString(name: string, minLength: number): string | undefined {
+    const value = this.raw(name);
+    if (value !== undefined && value.length < minLength) this.fail(name, `must be at least ${minLength} characters`);
+    return value;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.raw(name) ?? fallback;
+    if (!allowed.includes(value as T)) this.fail(name, `must be one of ${allowed.join(', ')}`);
+    return value as T;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.fail(name, `must be an integer from ${min} to ${max}`);
+    }
+    return Number(value);
+  }
+
+  port(name: string, fallback: number): number {
+    return this.integer(name, fallback, 0, 65535);
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!['true', 'false', '1', '0'].includes(value)) this.fail(name, 'must be true or false');
+    return value === 'true' || value === '1';
+  }
+
+  url(name: string, fallback: string): string {
+    return this.optionalUrl(name, ['http:', 'https:']) ?? fallback;
+  }
+
+  optionalUrl(name: string, protocols: string[]): string | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+    } catch {
+      this.fail(name, 'must be a URL');
+    }
+    if (!protocols.includes(parsed.protocol)) this.fail(name, `must use ${protocols.join(' or ')}`);
+    return value.replace(/\/+$/, '');
+  }
+
+  list(name: string, fallback: string[]): string[] {
+    const value = this.raw(name);
+    return value === undefined ? fallback : value.split(',').map((s) => s.trim()).filter(Boolean);
+  }
+
+  /** Durations like `0,1m,5m,15m,1h,4h` (plain numbers are seconds). */
+  durations(name: string, fallback: number[]): number[] {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const units: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600 };
+    const delays = value.split(',').map((part) => {
+      const match = /^(\d+)(s|m|h)?$/.exec(part.trim());
+      if (!match) this.fail(name, `"${part}" is not a duration like 30s, 5m or 1h`);
+      return Number(match[1]) * units[match[2] ?? ''];
+    });
+    if (delays.length < 1 || delays.length > 20) this.fail(name, 'must list 1 to 20 delays');
+    return delays;
+  }
+
+  secretsKey(name: string, fallback: string | undefined): string {
+    const value = this.string(name, fallback);
+    const bytes = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+    if (bytes.length !== 32) this.fail(name, 'must be 32 bytes, base64 or hex encoded');
+    return value;
+  }
+}

@@ -1,0 +1,6 @@
+// Every entity the ORM knows. A module adds its entity here and a migration in src/db/migrations/.
+import { RefreshTokenSchema } from '../modules/auth/refresh-token.entity.ts';
+import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
+import { SigningKeySchema } from './signing-key.entity.ts';
+
+export const ENTITIES = [TenantSchema, RefreshTokenSchema, SigningKeySchema];

@@ -1,0 +1,113 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+
+// The one catalogue of error codes (DECISIONS §3): each code is declared once, with its HTTP status.
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  INVALID_STATE: 400,
+  UNAUTHORIZED: 401,
+  TOKEN_EXPIRED: 401,
+  INVALID_REFRESH_TOKEN: 401,
+  INVALID_SIGNATURE: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  NO_ACTIVE_RECORDING: 404,
+  METHOD_NOT_ALLOWED: 405,
+  RECORDING_IN_PROGRESS: 409,
+  ROOM_ENDED: 409,
+  ROOM_NAME_TAKEN: 409,
+  DUPLICATE_PARTICIPANT: 409,
+  LIMIT_EXCEEDED: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  NOT_IMPLEMENTED: 501,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** A failure the client should see: handlers and services throw it, the error middleware renders it. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: unknown;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: { details?: unknown; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export const notFound = (what = 'Resource') => new ApiError('NOT_FOUND', `${what} not found`);
+export const forbidden = (message = 'Not allowed') => new ApiError('FORBIDDEN', message);
+export const validationError = (path: string, message: string) =>
+  new ApiError('VALIDATION_ERROR', message, { details: [{ path, message }] satisfies ErrorDetail[] });
+
+/** The error envelope, as spec/openapi.yaml's `Error` schema describes it. */
+export function errorBody(err: ApiError, requestId: string) {
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      ...(err.details === undefined ? {} : { details: err.details }),
+      request_id: requestId,
+    },
+  };
+}
+
+interface ValidatorError {
+  status: number;
+  message: string;
+  errors?: Array<{ path?: string; message?: string }>;
+}
+
+const isValidatorError = (err: unknown): err is ValidatorError =>
+  typeof err === 'object' && err !== null && 'status' in err && Array.isArray((err as ValidatorError).errors);
+
+/** Turns anything thrown by the validator, body parser or a handler into an ApiError. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { type?: string; status?: number; message?: string };
+  if (e?.type === 'entity.too.large') return new ApiError('PAYLOAD_TOO_LARGE', 'Request body exceeds 1 MiB');
+  if (e?.type === 'entity.parse.failed') return validationError('/body', 'Request body is not valid JSON');
+  if (isValidatorError(err)) {
+    // Response validation failures are our bug, never the client's: report them as 500.
+    if (err.status >= 500) return new ApiError('INTERNAL_ERROR', 'Internal error');
+    if (err.status === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+    if (err.status === 404) return notFound('Route');
+    if (err.status === 405) return new ApiError('METHOD_NOT_ALLOWED', err.message);
+    if (err.status === 413) return new ApiError('PAYLOAD_TOO_LARGE', 'Request body exceeds 1 MiB');
+    const details: ErrorDetail[] = err.errors!.map((v) => ({
+      path: v.path ?? '',
+      message: v.message ?? 'invalid',
+    }));
+    return new ApiError('VALIDATION_ERROR', 'Request does not match the API schema', { details });
+  }
+  return new ApiError('INTERNAL_ERROR', 'Internal error');
+}
+
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const apiError = toApiError(err);
+    if (apiError.status >= 500) {
+      logger.error({ err, request_id: req.id, method: req.method, path: req.path }, 'request failed');
+    }
+    if (res.headersSent) return;
+    res.set(apiError.headers);
+    res.status(apiError.status).json(errorBody(apiError, req.id));
+  };
+}
+
+export const routeNotFound: RequestHandler = (_req, _res, next) => next(notFound('Route'));

@@ -1,0 +1,74 @@
+// Convene's one entry point; the role is the first argument:
+//   api     the HTTP API (and, from the real-time issue on, the WebSocket gateway)
+//   worker  the Temporal worker that runs workflows/ and src/activities/
+// Any number of each may run against the same PostgreSQL, Temporal and S3.
+import { createServer, type Server } from 'node:http';
+import { createApp } from './app.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createServices } from './services/container.ts';
+import { ensureBuckets } from './storage/s3-client.ts';
+import { runWorker } from './worker.ts';
+
+type Stop = () => Promise<void>;
+
+async function main(role: string | undefined): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const { url: databaseUrl, stop: stopDatabase } = await resolveDatabase(config, logger);
+  const stops: Stop[] = [stopDatabase];
+  onShutdown(logger, stops);
+
+  if (role === 'api') stops.unshift(...(await runApi(config, logger, databaseUrl)));
+  else if (role === 'worker') stops.unshift(await runWorker(config, logger));
+  else throw new Error(`Unknown role "${role ?? ''}": use "api" or "worker"`);
+}
+
+async function runApi(config: Config, logger: Logger, databaseUrl: string): Promise<Stop[]> {
+  const services = await createServices(config, logger, databaseUrl);
+  await ensureBuckets(services.s3, config.s3);
+  const server: Server = createServer(createApp(services));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, resolve);
+  });
+  logger.info({ port: config.port, url: config.publicBaseUrl }, 'Convene API listening');
+  const stopServer: Stop = () =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+  return [stopServer, () => services.close()];
+}
+
+/** DATABASE_URL, or else an embedded PostgreSQL with its data in .data/postgres (development only). */
+async function resolveDatabase(config: Config, logger: Logger): Promise<{ url: string; stop: Stop }> {
+  if (config.databaseUrl) return { url: config.databaseUrl, stop: async () => {} };
+  if (config.nodeEnv === 'production') throw new ConfigError('Invalid DATABASE_URL: required in production');
+  const { startEmbeddedPostgres } = await import('./devstack/embedded-postgres.ts');
+  const pg = await startEmbeddedPostgres({ dataDir: '.data/postgres' });
+  logger.info({ url: pg.url.replace(/:[^:@/]+@/, ':***@') }, 'DATABASE_URL unset: started embedded PostgreSQL');
+  return pg;
+}
+
+/** Ctrl-C / SIGTERM: stop taking work, drain, close connections, in order. A second signal exits at once. */
+function onShutdown(logger: Logger, stops: Stop[]): void {
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    for (const stop of stops) {
+      await stop().catch((err) => logger.error({ err }, 'error during shutdown'));
+    }
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main(process.argv[2]).catch((err) => {
+  // Entry points fail loudly: print why and exit non-zero.
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,102 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiError } from '../../http/errors.ts';
+import { InvalidTokenError, TokenExpiredError, type TokenClaims, type TokenClaimsInput, type TokenService } from '../../security/tokens.ts';
+import { v7 as uuidv7 } from 'uuid';
+import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
+import { RefreshTokenSchema } from './refresh-token.entity.ts';
+
+export interface TokenLifetimes {
+  tenantAccessTtl: number;
+  participantTtl: number;
+  refreshTtl: number;
+}
+
+export interface TokenSet {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+}
+
+const invalidRefresh = () => new ApiError('INVALID_REFRESH_TOKEN', 'Refresh token is invalid or expired');
+
+/**
+ * Issues token sets and rotates refresh tokens. Every refresh token is a row; using one retires it, and presenting a
+ * retired one again revokes its whole family (reuse detection), as does rotating the tenant's API key.
+ */
+export class AuthService {
+  private readonly tokens: TokenService;
+  private readonly ttl: TokenLifetimes;
+
+  constructor(tokens: TokenService, ttl: TokenLifetimes) {
+    this.tokens = tokens;
+    this.ttl = ttl;
+  }
+
+  /** A tenant's token set from its API key (the caller has already resolved the key to the tenant). */
+  async issueTenantTokens(em: EntityManager, tenant: Tenant, familyId = uuidv7()): Promise<TokenSet> {
+    const base = { sub: tenant.id, tenant_id: tenant.id, key_id: tenant.apiKeyId };
+    const access = await this.tokens.sign({ ...base, typ: 'access' }, this.ttl.tenantAccessTtl);
+    const refresh = await this.issueRefresh(em, { ...base, typ: 'refresh', fam: familyId }, tenant, null);
+    return { access_token: access, refresh_token: refresh, token_type: 'Bearer', expires_in: this.ttl.tenantAccessTtl };
+  }
+
+  /** Stores and signs a refresh token of the given family. */
+  async issueRefresh(em: EntityManager, claims: TokenClaimsInput, tenant: Tenant, participantId: string | null): Promise<string> {
+    const { token, claims: issued } = await this.tokens.issue(claims, this.ttl.refreshTtl);
+    em.create(RefreshTokenSchema, {
+      jti: issued.jti,
+      familyId: issued.fam!,
+      tenant,
+      participantId,
+      apiKeyId: participantId ? null : tenant.apiKeyId,
+      expiresAt: new Date(issued.exp * 1000),
+    });
+    await em.flush();
+    return token;
+  }
+
+  /**
+   * Retires a refresh token and returns its claims and tenant, so the caller can issue the next set in the same family.
+   * Reuse of a retired token revokes the family.
+   */
+  async consumeRefresh(em: EntityManager, refreshToken: string): Promise<{ claims: TokenClaims; tenant: Tenant }> {
+    let claims: TokenClaims;
+    try {
+      claims = await this.tokens.verify(refreshToken, 'refresh');
+    } catch (err) {
+      if (err instanceof InvalidTokenError || err instanceof TokenExpiredError) throw invalidRefresh();
+      throw err;
+    }
+    const now = new Date();
+    // One statement retires the token, so two concurrent refreshes with the same token cannot both succeed.
+    const retired = await em.nativeUpdate(
+      RefreshTokenSchema,
+      { jti: claims.jti, usedAt: null, revokedAt: null, expiresAt: { $gt: now } },
+      { usedAt: now },
+    );
+    if (retired !== 1) {
+      const row = await em.findOne(RefreshTokenSchema, { jti: claims.jti });
+      if (row?.usedAt) await this.revokeFamily(em, row.familyId);
+      throw invalidRefresh();
+    }
+    const tenant = await em.findOne(TenantSchema, { id: claims.tenant_id });
+    if (!tenant) throw invalidRefresh();
+    const row = await em.findOneOrFail(RefreshTokenSchema, { jti: claims.jti });
+    if (row.apiKeyId !== null && row.apiKeyId !== tenant.apiKeyId) throw invalidRefresh();
+    return { claims, tenant };
+  }
+
+  async refresh(em: EntityManager, refreshToken: string): Promise<TokenSet> {
+    const { claims, tenant } = await this.consumeRefresh(em, refreshToken);
+    if (claims.participant_id) {
+      // Participant refresh arrives with the rooms module, which knows whether the participant is still in its room.
+      throw invalidRefresh();
+    }
+    return this.issueTenantTokens(em, tenant, claims.fam);
+  }
+
+  async revokeFamily(em: EntityManager, familyId: string): Promise<void> {
+    await em.nativeUpdate(RefreshTokenSchema, { familyId, revokedAt: null }, { revokedAt: new Date() });
+  }
+}

@@ -1,0 +1,44 @@
+import type { SecretBox } from '../../security/secret-box.ts';
+import { maskSecret } from '../../security/secret-box.ts';
+import type { PostMeetingWebhookConfig, TenantConfig } from './tenant-config.ts';
+
+// The three secrets a tenant gives us inside its config. They are sealed at rest and masked in every response;
+// this file is the one place that knows where they live.
+type SecretTransform = (value: string) => string;
+
+function mapSecrets(hook: Partial<PostMeetingWebhookConfig>, f: SecretTransform): Partial<PostMeetingWebhookConfig> {
+  const out: Partial<PostMeetingWebhookConfig> = { ...hook };
+  if (typeof hook.secret === 'string') out.secret = f(hook.secret);
+  if (typeof hook.transcription?.api_key === 'string') out.transcription = { ...hook.transcription, api_key: f(hook.transcription.api_key) };
+  if (typeof hook.ai?.api_key === 'string') out.ai = { ...hook.ai, api_key: f(hook.ai.api_key) };
+  return out;
+}
+
+function mapConfigSecrets<T extends Partial<TenantConfig>>(config: T, f: SecretTransform): T {
+  if (!config.post_meeting_webhook) return config;
+  return { ...config, post_meeting_webhook: mapSecrets(config.post_meeting_webhook, f) };
+}
+
+export const sealConfig = <T extends Partial<TenantConfig>>(config: T, box: SecretBox) => mapConfigSecrets(config, (s) => box.seal(s));
+export const openConfig = <T extends Partial<TenantConfig>>(config: T, box: SecretBox) => mapConfigSecrets(config, (s) => box.open(s));
+export const maskConfig = <T extends Partial<TenantConfig>>(config: T) => mapConfigSecrets(config, maskSecret);
+
+/**
+ * A client that read its config and sends it back unchanged sends the masked secrets: those mean "keep the current
+ * value", not "set the secret to ****abcd".
+ */
+export function keepMaskedSecrets(
+  patch: Partial<PostMeetingWebhookConfig>,
+  current: Partial<PostMeetingWebhookConfig> | null | undefined,
+): Partial<PostMeetingWebhookConfig> {
+  if (!current) return patch;
+  const keep = (sent: string | undefined, existing: string | undefined) =>
+    sent !== undefined && existing !== undefined && sent === maskSecret(existing) ? existing : sent;
+  const out = { ...patch };
+  if (patch.secret !== undefined) out.secret = keep(patch.secret, current.secret);
+  if (patch.transcription?.api_key !== undefined) {
+    out.transcription = { ...patch.transcription, api_key: keep(patch.transcription.api_key, current.transcription?.api_key) };
+  }
+  if (patch.ai?.api_key !== undefined) out.ai = { ...patch.ai, api_key: keep(patch.ai.api_key, current.ai?.api_key) };
+  return out;
+}

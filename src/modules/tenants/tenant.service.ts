@@ -1,0 +1,136 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7 } from 'uuid';
+import { forbidden, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../http/principal.ts';
+import { generateApiKey, hashApiKey, looksLikeApiKey } from '../../security/api-keys.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
+import { TenantSchema, type Tenant } from './tenant.entity.ts';
+import { mergePatch, withDefaults, type TenantConfig, type TenantConfigPatch } from './tenant-config.ts';
+import { assertValidConfig } from './tenant-config.rules.ts';
+import { keepMaskedSecrets, maskConfig, openConfig, sealConfig } from './tenant-config.secrets.ts';
+
+export const DEFAULT_LIMITS = { max_concurrent_rooms: 100, max_participants_per_room: 10, max_recording_duration_minutes: 120 };
+
+export interface TenantLimits {
+  max_concurrent_rooms: number;
+  max_participants_per_room: number;
+  max_recording_duration_minutes: number;
+}
+
+export interface TenantServiceDeps {
+  secretBox: SecretBox;
+  production: boolean;
+}
+
+/** Tenants: creation, the admin/tenant split on limits, config merge-patch, key rotation (DECISIONS §4–5). */
+export class TenantService {
+  private readonly deps: TenantServiceDeps;
+  constructor(deps: TenantServiceDeps) {
+    this.deps = deps;
+  }
+
+  async create(em: EntityManager, input: { name: string } & Partial<TenantLimits>) {
+    const { key, hash } = generateApiKey();
+    const limits = { ...DEFAULT_LIMITS, ...pickLimits(input) };
+    const tenant = em.create(TenantSchema, {
+      id: uuidv7(),
+      name: input.name,
+      apiKeyHash: hash,
+      apiKeyId: uuidv7(),
+      maxConcurrentRooms: limits.max_concurrent_rooms,
+      maxParticipantsPerRoom: limits.max_participants_per_room,
+      maxRecordingDurationMinutes: limits.max_recording_duration_minutes,
+      config: {},
+    });
+    await em.flush();
+    return { tenant, apiKey: key };
+  }
+
+  /** The tenant a principal may manage: its own, or any for the operator. Another tenant's is 403 (DECISIONS §3). */
+  async getManaged(em: EntityManager, id: string, principal: Principal): Promise<Tenant> {
+    if (principal.kind === 'participant') throw forbidden('Participant tokens cannot manage tenants');
+    if (principal.kind === 'tenant' && principal.tenantId !== id) throw forbidden('A tenant can access only its own data');
+    const tenant = await em.findOne(TenantSchema, { id });
+    if (!tenant) throw notFound('Tenant');
+    return tenant;
+  }
+
+  async update(em: EntityManager, id: string, principal: Principal, patch: { name?: string } & Partial<TenantLimits>) {
+    const tenant = await this.getManaged(em, id, principal);
+    const limits = pickLimits(patch);
+    if (Object.keys(limits).length > 0 && principal.kind !== 'admin') {
+      throw forbidden('Changing limits requires the operator admin key (X-Admin-Key)');
+    }
+    if (patch.name !== undefined) tenant.name = patch.name;
+    if (limits.max_concurrent_rooms !== undefined) tenant.maxConcurrentRooms = limits.max_concurrent_rooms;
+    if (limits.max_participants_per_room !== undefined) tenant.maxParticipantsPerRoom = limits.max_participants_per_room;
+    if (limits.max_recording_duration_minutes !== undefined) tenant.maxRecordingDurationMinutes = limits.max_recording_duration_minutes;
+    tenant.updatedAt = new Date();
+    await em.flush();
+    return tenant;
+  }
+
+  /** Permanently deletes the tenant; rows it owns go with it (foreign keys cascade). */
+  async delete(em: EntityManager, id: string, principal: Principal): Promise<void> {
+    const tenant = await this.getManaged(em, id, principal);
+    await em.nativeDelete(TenantSchema, { id: tenant.id });
+  }
+
+  /** A new key; the old one and every token issued from it stop working at once. */
+  async rotateKey(em: EntityManager, id: string, principal: Principal) {
+    const tenant = await this.getManaged(em, id, principal);
+    const { key, hash } = generateApiKey();
+    tenant.apiKeyHash = hash;
+    tenant.apiKeyId = uuidv7();
+    tenant.updatedAt = new Date();
+    await em.flush();
+    return { tenant, apiKey: key };
+  }
+
+  async patchConfig(em: EntityManager, id: string, principal: Principal, patch: TenantConfigPatch) {
+    const tenant = await this.getManaged(em, id, principal);
+    const current = openConfig(tenant.config, this.deps.secretBox);
+    const effectivePatch: TenantConfigPatch = patch.post_meeting_webhook
+      ? { ...patch, post_meeting_webhook: keepMaskedSecrets(patch.post_meeting_webhook, current.post_meeting_webhook) }
+      : patch;
+    const merged = mergePatch<Partial<TenantConfig>>(current, effectivePatch);
+    const valid = await assertValidConfig(withDefaults(merged), { production: this.deps.production });
+    if (merged.transcription_language !== undefined) merged.transcription_language = valid.transcription_language;
+    tenant.config = sealConfig(merged, this.deps.secretBox);
+    tenant.updatedAt = new Date();
+    await em.flush();
+    return tenant;
+  }
+
+  /** The full config with defaults, secrets masked: what clients see. */
+  visibleConfig(tenant: Tenant): TenantConfig {
+    return maskConfig(withDefaults(tenant.config));
+  }
+
+  /** The full config with defaults and secrets in the clear: for the webhook sender and providers only. */
+  effectiveConfig(tenant: Tenant): TenantConfig {
+    return withDefaults(openConfig(tenant.config, this.deps.secretBox));
+  }
+
+  async findByApiKey(em: EntityManager, apiKey: string): Promise<Tenant | null> {
+    if (!looksLikeApiKey(apiKey)) return null;
+    // Lookup by SHA-256 of a 256-bit random key: the hash index compare leaks nothing useful about other keys.
+    return em.findOne(TenantSchema, { apiKeyHash: hashApiKey(apiKey) });
+  }
+}
+
+function pickLimits(input: Partial<TenantLimits>): Partial<TenantLimits> {
+  const out: Partial<TenantLimits> = {};
+  for (const key of Object.keys(DEFAULT_LIMITS) as (keyof TenantLimits)[]) {
+    if (input[key] !== undefined) out[key] = input[key];
+  }
+  return out;
+}
+
+export function limitsOf(tenant: Tenant): TenantLimits {
+  return {
+    max_concurrent_rooms: tenant.maxConcurrentRooms,
+    max_participants_per_room: tenant.maxParticipantsPerRoom,
+    max_recording_duration_minutes: tenant.maxRecordingDurationMinutes,
+  };
+}

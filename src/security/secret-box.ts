@@ -1,0 +1,83 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+// Tenant-provided secrets (webhook secret, provider api_keys) at rest: AES-256-GCM under SECRETS_KEY.
+// Sealed form: `v1.<iv>.<tag>.<ciphertext>`, each part base64url; the version prefix leaves room for a new
+// format or key without guessing what old rows hold.
+//
+// SECRETS_KEY format: exactly 32 random bytes, written as 64 hex characters or as base64 / base64url
+// (44 characters with padding, 43 without). `generateSecretsKey()` or `openssl rand -base64 32` makes one.
+
+const VERSION = 'v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const KEY_BYTES = 32;
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+export class SecretBoxError extends Error {
+  override name = 'SecretBoxError';
+}
+
+export function generateSecretsKey(): string {
+  return randomBytes(KEY_BYTES).toString('base64');
+}
+
+/** Decodes SECRETS_KEY; the error names the variable so start-up can report it as is. */
+export function parseSecretsKey(value: string): Buffer {
+  const text = value.trim();
+  let key: Buffer | undefined;
+  if (/^[0-9a-fA-F]{64}$/.test(text)) key = Buffer.from(text, 'hex');
+  else if (/^[A-Za-z0-9+/_-]{43}={0,1}$/.test(text)) key = Buffer.from(text, 'base64');
+  if (!key || key.length !== KEY_BYTES) {
+    throw new SecretBoxError('SECRETS_KEY must be 32 bytes written as 64 hex characters or base64 (44 characters)');
+  }
+  return key;
+}
+
+export class SecretBox {
+  readonly #key: Buffer;
+
+  /** `key`: the SECRETS_KEY string (hex or base64) or the 32 raw bytes. */
+  constructor(key: string | Buffer) {
+    if (typeof key === 'string') this.#key = parseSecretsKey(key);
+    else if (key.length === KEY_BYTES) this.#key = Buffer.from(key);
+    else throw new SecretBoxError('SECRETS_KEY must be 32 bytes');
+  }
+
+  /**
+   * Encrypts with a fresh random IV. `context` (for example `tenant:<id>:webhook_secret`) is bound as
+   * additional authenticated data: a sealed value copied to another row or field will not open there.
+   */
+  seal(plaintext: string, context = ''): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+    cipher.setAAD(Buffer.from(context, 'utf8'));
+    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    const parts = [iv, cipher.getAuthTag(), ciphertext].map((b) => b.toString('base64url'));
+    return [VERSION, ...parts].join('.');
+  }
+
+  /** Decrypts; throws SecretBoxError when the value is malformed, tampered with, or sealed under another key/context. */
+  open(sealed: string, context = ''): string {
+    const parts = typeof sealed === 'string' ? sealed.split('.') : [];
+    if (parts.length !== 4 || parts[0] !== VERSION || !parts.slice(1).every((p) => BASE64URL.test(p))) {
+      throw new SecretBoxError('sealed secret is malformed');
+    }
+    const [iv, tag, ciphertext] = parts.slice(1).map((p) => Buffer.from(p, 'base64url'));
+    if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new SecretBoxError('sealed secret is malformed');
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
+      decipher.setAAD(Buffer.from(context, 'utf8'));
+      decipher.setAuthTag(tag);
+      return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
+    } catch {
+      throw new SecretBoxError('sealed secret failed authentication (tampered, or sealed under another key)');
+    }
+  }
+}
+
+/** `****` + the last 4 characters; secrets shorter than 8 characters become `********` (nothing revealed). */
+export function maskSecret(secret: string): string {
+  const chars = Array.from(secret);
+  if (chars.length < 8) return '********';
+  return `****${chars.slice(-4).join('')}`;
+}
