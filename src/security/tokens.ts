@@ -29,11 +29,13 @@ export interface TokenClaims {
   role?: ParticipantRole;
   /** Refresh tokens only: the family id shared by every refresh token descended from one login. */
   fam?: string;
+  /** Tenant tokens: id of the API key they were issued from, so rotating the key retires them. */
+  key_id?: string;
 }
 
 /** What the caller chooses; iss, aud, iat and exp are set by the signer, jti is a fresh UUID unless given. */
 export type TokenClaimsInput = Pick<TokenClaims, 'sub' | 'typ' | 'tenant_id'> &
-  Partial<Pick<TokenClaims, 'room_id' | 'participant_id' | 'role' | 'fam' | 'jti'>>;
+  Partial<Pick<TokenClaims, 'room_id' | 'participant_id' | 'role' | 'fam' | 'key_id' | 'jti'>>;
 
 /** An Ed25519 key as JWKs. Retired keys may drop privateJwk: they still verify but never sign. */
 export interface SigningKey {
@@ -107,7 +109,7 @@ export class TokenService {
         throw new Error(`signing key "${key.kid}": private and public JWK do not belong together`);
       }
       this.#verifyKeys.set(key.kid, createPublicKey({ key: { kty, crv, x } as JsonWebKey, format: 'jwk' }));
-      this.#publicJwks.push({ kty, crv, x, kid: key.kid, alg: ALG, use: 'sig' });
+      this.#publicJwks.push({ kty: 'OKP', crv: 'Ed25519', x, kid: key.kid, alg: ALG, use: 'sig' });
     }
 
     const newest = options.keys[0];
@@ -209,6 +211,7 @@ function checkClaims(payload: JWTPayload | TokenClaims, expected: readonly Token
     if (!ROLES.includes(p.role as ParticipantRole)) fail('role unknown');
   }
   if (p.typ === 'refresh' ? !isNonEmptyString(p.fam) : p.fam !== undefined) fail('fam belongs to refresh tokens only');
+  if (p.key_id !== undefined && !isNonEmptyString(p.key_id)) fail('key_id malformed');
 
   const claims: TokenClaims = {
     iss: p.iss as string,
@@ -226,5 +229,6 @@ function checkClaims(payload: JWTPayload | TokenClaims, expected: readonly Token
     claims.role = p.role as ParticipantRole;
   }
   if (p.fam !== undefined) claims.fam = p.fam as string;
+  if (p.key_id !== undefined) claims.key_id = p.key_id as string;
   return claims;
 }
