@@ -15,8 +15,9 @@ const REDACT = [
   '*.password',
 ];
 
-export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'convene' }, redact: { paths: REDACT, censor: '[redacted]' } });
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options = { level, base: { service: 'convene' }, redact: { paths: REDACT, censor: '[redacted]' } };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export type { Logger };

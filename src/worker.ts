@@ -13,7 +13,8 @@ export async function runWorker(config: Config, logger: Logger): Promise<() => P
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)),
+    // From src/ (dev, tests) the workflows are .ts; from dist/ they are compiled .js.
+    workflowsPath: fileURLToPath(new URL(`../workflows/index.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url)),
     activities: {},
   });
   const running = worker.run();

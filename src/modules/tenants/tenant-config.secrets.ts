@@ -22,23 +22,3 @@ function mapConfigSecrets<T extends Partial<TenantConfig>>(config: T, f: SecretT
 export const sealConfig = <T extends Partial<TenantConfig>>(config: T, box: SecretBox) => mapConfigSecrets(config, (s) => box.seal(s));
 export const openConfig = <T extends Partial<TenantConfig>>(config: T, box: SecretBox) => mapConfigSecrets(config, (s) => box.open(s));
 export const maskConfig = <T extends Partial<TenantConfig>>(config: T) => mapConfigSecrets(config, maskSecret);
-
-/**
- * A client that read its config and sends it back unchanged sends the masked secrets: those mean "keep the current
- * value", not "set the secret to ****abcd".
- */
-export function keepMaskedSecrets(
-  patch: Partial<PostMeetingWebhookConfig>,
-  current: Partial<PostMeetingWebhookConfig> | null | undefined,
-): Partial<PostMeetingWebhookConfig> {
-  if (!current) return patch;
-  const keep = (sent: string | undefined, existing: string | undefined) =>
-    sent !== undefined && existing !== undefined && sent === maskSecret(existing) ? existing : sent;
-  const out = { ...patch };
-  if (patch.secret !== undefined) out.secret = keep(patch.secret, current.secret);
-  if (patch.transcription?.api_key !== undefined) {
-    out.transcription = { ...patch.transcription, api_key: keep(patch.transcription.api_key, current.transcription?.api_key) };
-  }
-  if (patch.ai?.api_key !== undefined) out.ai = { ...patch.ai, api_key: keep(patch.ai.api_key, current.ai?.api_key) };
-  return out;
-}

@@ -63,5 +63,9 @@ export function mergePatch<T>(target: T, patch: unknown): T {
 
 /** The stored config with every default filled in (stored configs only hold what the tenant set). */
 export function withDefaults(stored: Partial<TenantConfig> | null | undefined): TenantConfig {
-  return { ...DEFAULT_TENANT_CONFIG, ...(stored ?? {}) };
+  const config = { ...DEFAULT_TENANT_CONFIG, ...(stored ?? {}) };
+  if (config.post_meeting_webhook) config.post_meeting_webhook = { ...WEBHOOK_INCLUDE_DEFAULTS, ...config.post_meeting_webhook };
+  return config;
 }
+
+const WEBHOOK_INCLUDE_DEFAULTS = { include_recording: false, include_transcript: false, include_summary: false, include_action_items: false };

@@ -7,7 +7,7 @@ import type { SecretBox } from '../../security/secret-box.ts';
 import { TenantSchema, type Tenant } from './tenant.entity.ts';
 import { mergePatch, withDefaults, type TenantConfig, type TenantConfigPatch } from './tenant-config.ts';
 import { assertValidConfig } from './tenant-config.rules.ts';
-import { keepMaskedSecrets, maskConfig, openConfig, sealConfig } from './tenant-config.secrets.ts';
+import { maskConfig, openConfig, sealConfig } from './tenant-config.secrets.ts';
 
 export const DEFAULT_LIMITS = { max_concurrent_rooms: 100, max_participants_per_room: 10, max_recording_duration_minutes: 120 };
 
@@ -90,10 +90,8 @@ export class TenantService {
   async patchConfig(em: EntityManager, id: string, principal: Principal, patch: TenantConfigPatch) {
     const tenant = await this.getManaged(em, id, principal);
     const current = openConfig(tenant.config, this.deps.secretBox);
-    const effectivePatch: TenantConfigPatch = patch.post_meeting_webhook
-      ? { ...patch, post_meeting_webhook: keepMaskedSecrets(patch.post_meeting_webhook, current.post_meeting_webhook) }
-      : patch;
-    const merged = mergePatch<Partial<TenantConfig>>(current, effectivePatch);
+    // A secret left out of the patch keeps its value (merge patch), so clients never need to send it back.
+    const merged = mergePatch<Partial<TenantConfig>>(current, patch);
     const valid = await assertValidConfig(withDefaults(merged), { production: this.deps.production });
     if (merged.transcription_language !== undefined) merged.transcription_language = valid.transcription_language;
     tenant.config = sealConfig(merged, this.deps.secretBox);

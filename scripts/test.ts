@@ -1,0 +1,48 @@
+// `npm test`: every check CI runs, in order, each named as it starts. Stops at the first failing step, and always ends
+// with one plain line "N passed, N failed" (jest's own count) so a reader or CI sees the outcome at a glance.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const node = process.execPath; // Node 24 from the `node` devDependency: npm scripts put it first on PATH
+const bin = (name: string) => join('node_modules', '.bin', name);
+
+const steps: Array<[string, string, string[]]> = [
+  ['install the service binaries (temporal, temporal-test-server, weed)', node, ['scripts/tools.ts']],
+  ['generated/ is up to date with spec/', node, ['scripts/check-generated.ts']],
+  ['OpenAPI lint (Redocly)', bin('redocly'), ['lint', 'spec/openapi.yaml', '--format', 'stylish']],
+  ['AsyncAPI validation (@asyncapi/parser)', node, ['scripts/lint-asyncapi.ts']],
+  ['type check (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
+];
+
+for (const [title, command, args] of steps) {
+  console.log(`\n▶ ${title}`);
+  const result = spawnSync(command, args, { stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.error(`\n✖ ${title} failed`);
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
+}
+
+console.log('\n▶ jest (unit, integration, workflow tests against the real services)');
+const outDir = mkdtempSync(join(tmpdir(), 'convene-jest-'));
+const outFile = join(outDir, 'results.json');
+const jest = spawnSync(
+  node,
+  ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning', bin('jest'), '--json', `--outputFile=${outFile}`, ...process.argv.slice(2)],
+  { stdio: 'inherit' },
+);
+let passed = 0;
+let failed = 1;
+try {
+  const results = JSON.parse(readFileSync(outFile, 'utf8'));
+  passed = results.numPassedTests;
+  failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
+} catch {
+  console.error('jest wrote no results');
+}
+rmSync(outDir, { recursive: true, force: true });
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(jest.status === 0 && failed === 0 && passed > 0 ? 0 : 1);

@@ -1,0 +1,84 @@
+import { parse } from 'yaml';
+import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('request ids', () => {
+  test('every response carries X-Request-Id, also errors', async () => {
+    const ok = await t.request.get('/healthz');
+    expect(ok.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const err = await t.request.get('/api/v1/nowhere');
+    expect(err.status).toBe(404);
+    expect(err.body.error).toMatchObject({ code: 'NOT_FOUND', request_id: err.headers['x-request-id'] });
+  });
+
+  test('a safe incoming id is kept; an unsafe one is replaced', async () => {
+    expect((await t.request.get('/healthz').set('X-Request-Id', 'abc-123')).headers['x-request-id']).toBe('abc-123');
+    const replaced = (await t.request.get('/healthz').set('X-Request-Id', 'evil\tinjected value')).headers['x-request-id'];
+    expect(replaced).not.toContain('evil');
+  });
+});
+
+describe('request bodies', () => {
+  test('over 1 MiB is 413 PAYLOAD_TOO_LARGE', async () => {
+    const res = await t.request.post('/api/v1/auth/token').set('Content-Type', 'application/json').send(JSON.stringify({ api_key: 'x'.repeat(1024 * 1024 + 10) }));
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  test('not JSON is 415 UNSUPPORTED_MEDIA_TYPE', async () => {
+    const res = await t.request.post('/api/v1/auth/token').set('Content-Type', 'text/plain').send('api_key=x');
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  test('malformed JSON is 400 VALIDATION_ERROR', async () => {
+    const res = await t.request.post('/api/v1/auth/token').set('Content-Type', 'application/json').send('{"api_key":');
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  test('unknown query parameters are refused', async () => {
+    const res = await t.request.get('/healthz?debug=1');
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+  });
+});
+
+describe('probes and published contract', () => {
+  test('/healthz and /readyz report every dependency', async () => {
+    expect((await t.request.get('/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await t.request.get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ok', checks: { database: 'ok', temporal: 'ok', storage: 'ok' } });
+  });
+
+  test('/readyz is 503 and names the part that is down', async () => {
+    const broken = await createTestApp({ S3_ENDPOINT: 'http://127.0.0.1:9', TEMPORAL_ADDRESS: '127.0.0.1:9' });
+    try {
+      const res = await broken.request.get('/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: 'error', checks: { database: 'ok', temporal: 'error', storage: 'error' } });
+    } finally {
+      await broken.close();
+    }
+  });
+
+  test('the OpenAPI and AsyncAPI documents and the docs page are served', async () => {
+    const openapi = await t.request.get('/api/v1/openapi.yaml');
+    expect(openapi.status).toBe(200);
+    expect(parse(openapi.text).openapi).toMatch(/^3\.1/);
+    const asyncapi = await t.request.get('/api/v1/asyncapi.yaml');
+    expect(parse(asyncapi.text).asyncapi).toMatch(/^3\./);
+    const docs = await t.request.get('/docs');
+    expect(docs.status).toBe(200);
+    expect(docs.headers['content-type']).toMatch(/text\/html/);
+    expect(docs.text).toContain('Convene');
+  });
+});

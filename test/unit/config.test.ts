@@ -1,0 +1,36 @@
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+test('defaults need no environment outside production', () => {
+  const config = loadConfig({});
+  expect(config.port).toBe(3000);
+  expect(config.publicBaseUrl).toBe('http://127.0.0.1:3000');
+  expect(config.webhookRetryDelays).toEqual([0, 60, 300, 900, 3600, 14400]);
+  expect(config.databaseUrl).toBeUndefined();
+});
+
+test('PUBLIC_BASE_URL follows a non-default PORT', () => {
+  expect(loadConfig({ PORT: '4100' }).publicBaseUrl).toBe('http://127.0.0.1:4100');
+});
+
+test.each([
+  ['PORT', 'eighty'],
+  ['PORT', '70000'],
+  ['DATABASE_URL', 'mysql://x'],
+  ['S3_ENDPOINT', 'not a url'],
+  ['SECRETS_KEY', 'too-short'],
+  ['WEBHOOK_RETRY_DELAYS', '0,1m,soon'],
+  ['NODE_ENV', 'staging'],
+  ['VALIDATE_RESPONSES', 'maybe'],
+])('a set but invalid %s stops start-up with a message naming it', (name, value) => {
+  expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+  expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`Invalid ${name}`));
+});
+
+test('WEBHOOK_RETRY_DELAYS accepts units', () => {
+  expect(loadConfig({ WEBHOOK_RETRY_DELAYS: '0,30s,2m,1h' }).webhookRetryDelays).toEqual([0, 30, 120, 3600]);
+});
+
+test('production refuses to start without its secrets', () => {
+  expect(() => loadConfig({ NODE_ENV: 'production', UPSTREAM_WEBHOOK_SECRET: 'x' })).toThrow(/Invalid SECRETS_KEY/);
+  expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: Buffer.alloc(32).toString('hex') })).toThrow(/Invalid UPSTREAM_WEBHOOK_SECRET/);
+});
