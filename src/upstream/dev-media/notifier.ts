@@ -1,8 +1,8 @@
 // Sends a signed `recording.ready` notification the way a provider would: the exact raw body, its hex HMAC-SHA256
 // in `X-Upstream-Signature`, retried with backoff on a non-2xx answer or a network error.
 
-import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { signUpstream } from '../../security/signatures.ts';
 import { UPSTREAM_SIGNATURE_HEADER, type RecordingReadyNotification } from '../protocol.ts';
 
 export interface NotificationAttempt {
@@ -26,18 +26,12 @@ export interface DeliveryOptions {
   onAttempt(attempt: NotificationAttempt): void;
 }
 
-// TODO: use signUpstream(secret, rawBody) from src/security/signatures.ts once it exists, so the signer and the
-// verifier share one function.
-export function signUpstreamBody(secret: string, rawBody: string): string {
-  return createHmac('sha256', secret).update(rawBody).digest('hex');
-}
-
 export function notificationRequest(
   notification: RecordingReadyNotification,
   secret: string,
 ): { body: string; signature: string } {
   const body = JSON.stringify(notification);
-  return { body, signature: signUpstreamBody(secret, body) };
+  return { body, signature: signUpstream(secret, body) };
 }
 
 /** Resolves true once a receiver answered 2xx, false when every attempt failed or the signal aborted. */

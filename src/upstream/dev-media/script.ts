@@ -19,10 +19,13 @@ export interface ScriptedTranscript {
   /** The segments' texts joined by single spaces. */
   text: string;
   segments: ScriptedSegment[];
-  /** The sentences of `segments` that assign work to someone. */
+  /** The work assigned in the meeting, one sentence each ("Bob will send the slides by Friday."). */
   actionItems: string[];
   speakers: string[];
 }
+
+/** Speaker, what they say, and the action item the sentence assigns, if any. */
+type Line = [speaker: string, text: string, actionItem?: string];
 
 const NAMES = ['Alice', 'Bob', 'Carol', 'Dave', 'Erin', 'Frank'];
 const TOPICS = ['budget review', 'mobile launch', 'customer onboarding', 'quarterly roadmap', 'hiring plan'];
@@ -43,14 +46,15 @@ export function scriptedTranscript(input: {
   const topic = TOPICS[pick(TOPICS.length)];
   const [firstAction, secondAction] = pickDistinct(ACTIONS, 2, pick);
   const meeting = input.meetingName ? `the ${input.meetingName} meeting` : "today's meeting";
-  const lines: Array<[string, string, boolean?]> = [
+  const lines: Line[] = [
     [host, `Good morning everyone, and welcome to ${meeting}.`],
     [second, `Thanks ${host}. The ${topic} is on track for the next release.`],
     [third, `I went through the ${topic} numbers yesterday and they look good.`],
     [host, `Great. We still need to agree on the timeline for the ${topic}.`],
-    [second, `${second} ${firstAction}`, true],
-    [third, `${third} ${secondAction}`, true],
-    [host, 'Perfect, thank you all. Let us wrap up here.'],
+    [second, 'I can prepare a proposal for that.'],
+    [host, `To recap, ${second} ${firstAction}`, `${second} ${firstAction}`],
+    [host, `And ${third} ${secondAction}`, `${third} ${secondAction}`],
+    [third, 'Sounds good. Thanks everyone.'],
   ];
   return timed(lines, input.durationSeconds);
 }
@@ -66,7 +70,7 @@ export function genericTranscript(durationSeconds: number): ScriptedTranscript {
   );
 }
 
-function timed(lines: Array<[string, string, boolean?]>, durationSeconds: number): ScriptedTranscript {
+function timed(lines: Line[], durationSeconds: number): ScriptedTranscript {
   const step = durationSeconds / lines.length;
   const segments = lines.map(([speaker, text], id) => ({
     id,
@@ -80,7 +84,7 @@ function timed(lines: Array<[string, string, boolean?]>, durationSeconds: number
     durationSeconds,
     text: segments.map((segment) => segment.text).join(' '),
     segments,
-    actionItems: lines.filter(([, , action]) => action).map(([, text]) => text),
+    actionItems: lines.flatMap(([, , action]) => (action ? [action] : [])),
     speakers: [...new Set(lines.map(([speaker]) => speaker))],
   };
 }
