@@ -101,7 +101,8 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
   const book = new RecordingBook(options.stateFile);
   const signer = new MediaUrlSigner(options.webhookSecret);
   const shutdown = new AbortController();
-  const timers = new Set<NodeJS.Timeout>();
+  /** Processing timers, with what settles their pending entry if shutdown cancels them. */
+  const timers = new Map<NodeJS.Timeout, () => void>();
   const pending = new Set<Promise<unknown>>();
   const attempts: NotificationAttempt[] = [];
   let publicUrl = options.publicUrl ?? '';
@@ -186,8 +187,7 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
             resolve();
           }
         }, processingDelayMs);
-        timers.add(timer);
-        shutdown.signal.addEventListener('abort', () => resolve(), { once: true });
+        timers.set(timer, resolve);
       }),
     );
   };
@@ -324,7 +324,10 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
     notifications: attempts,
     async stop() {
       shutdown.abort();
-      for (const timer of timers) clearTimeout(timer);
+      for (const [timer, settle] of timers) {
+        clearTimeout(timer);
+        settle();
+      }
       timers.clear();
       server.closeIdleConnections();
       await new Promise<void>((resolve) => {

@@ -106,7 +106,8 @@ function toneSet(sampleRate: SampleRate): Buffer[] {
 
 function melodyFor(recordingId: string): number[] {
   const digest = createHash('sha256').update(recordingId).digest();
-  return [...digest.subarray(0, 8)].map((byte) => byte % TONE_HZ.length);
+  // Even seconds always sound (index 0 is the silent "tone"), so even a one-second file is audible.
+  return [...digest.subarray(0, 8)].map((byte, i) => (i % 2 === 0 ? 1 + (byte % (TONE_HZ.length - 1)) : byte % TONE_HZ.length));
 }
 
 export interface WavInfo {
