@@ -1,0 +1,213 @@
+// Builds generated/ from the hand-written contract in spec/. Every file it writes starts with a DO-NOT-EDIT banner.
+//   node scripts/generate.ts [--out DIR] [--openapi FILE] [--asyncapi FILE]      (npm run generate)
+//
+// generated/openapi.ts           openapi-typescript types of spec/openapi.yaml (paths, operations, components)
+// generated/asyncapi.ts          types of every AsyncAPI schema, the ServerMessage / ClientMessage unions, close codes
+// generated/asyncapi-schemas.json  each message's payload schema with $refs inlined, for ajv at run time
+// generated/docs.html            redocly build-docs page of spec/openapi.yaml, Redoc's script inlined (no CDN)
+//
+// The AsyncAPI types come from openapi-typescript too, fed a synthetic OpenAPI 3.1 document holding the AsyncAPI
+// components/schemas: @asyncapi/modelina renames wire fields (display_name → displayName, event → reservedEvent)
+// and invents names (AnonymousSchema_18), which would make the types disagree with the JSON on the wire.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { parse as parseYaml } from 'yaml';
+import { catalogueMessages, parseAsyncApi, ERROR_SEVERITY } from './asyncapi-messages.ts';
+import type { CataloguedMessage, JsonSchema, MessageCatalogue } from './asyncapi-messages.ts';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const GENERATED_FILES = ['openapi.ts', 'asyncapi.ts', 'asyncapi-schemas.json', 'docs.html'] as const;
+
+export interface GenerateOptions {
+  outDir: string;
+  openapiPath?: string;
+  asyncapiPath?: string;
+}
+
+const COMMAND = 'npm run generate';
+
+function bannerText(source: string): string {
+  return `DO NOT EDIT: generated from ${source} by \`${COMMAND}\` (scripts/generate.ts).`;
+}
+
+function tsBanner(source: string): string {
+  return `// ${bannerText(source)}\n// Change the spec and regenerate; \`node scripts/check-generated.ts\` fails when this file is stale.\n\n`;
+}
+
+function shown(path: string): string {
+  return relative(REPO_ROOT, path).split('\\').join('/');
+}
+
+async function openApiTypes(openapiPath: string): Promise<string> {
+  const ast = await openapiTS(pathToFileURL(openapiPath), { silent: true });
+  return tsBanner(shown(openapiPath)) + astToString(ast);
+}
+
+function identifier(name: string): string {
+  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) throw new Error(`schema name "${name}" is not a TypeScript identifier`);
+  return name;
+}
+
+function union(messages: CataloguedMessage[]): string {
+  return messages.map((message) => `\n    | ${identifier(message.payloadSchemaName)}`).join('') || ' never';
+}
+
+function messageExtras(catalogue: MessageCatalogue): string {
+  const eventList = (messages: CataloguedMessage[]): string =>
+    messages.map((message) => `\n    ${JSON.stringify(message.name)},`).join('');
+  const closeCodes = Object.entries(catalogue.closeCodes)
+    .map(([name, code]) => `\n    ${identifier(name)}: ${Number(code)},`)
+    .join('');
+  return `
+/** Every message the Convene server sends on the room WebSocket, discriminated by \`event\`. */
+export type ServerMessage =${union(catalogue.server)};
+
+/** Every message a client may send on the room WebSocket, discriminated by \`event\`. */
+export type ClientMessage =${union(catalogue.client)};
+
+export type ServerEventName = ServerMessage['event'];
+export type ClientEventName = ClientMessage['event'];
+export type ServerMessageOf<E extends ServerEventName> = Extract<ServerMessage, { event: E }>;
+export type ClientMessageOf<E extends ClientEventName> = Extract<ClientMessage, { event: E }>;
+
+export const SERVER_EVENTS = [${eventList(catalogue.server)}
+] as const satisfies readonly ServerEventName[];
+
+export const CLIENT_EVENTS = [${eventList(catalogue.client)}
+] as const satisfies readonly ClientEventName[];
+
+/** WebSocket close codes (the room channel's \`x-close-codes\`). */
+export const CloseCode = {${closeCodes}
+} as const;
+export type CloseCode = (typeof CloseCode)[keyof typeof CloseCode];
+
+/** Webhooks Convene sends (body types). */
+export type OutgoingWebhookPayload =${union(catalogue.outgoingWebhooks)};
+
+/** Webhooks Convene receives (body types). */
+export type IncomingWebhookPayload =${union(catalogue.incomingWebhooks)};
+`;
+}
+
+interface RawAsyncApi {
+  info: { title: string; version: string };
+  components: { schemas: Record<string, JsonSchema> };
+}
+
+async function asyncApiTypes(asyncapiPath: string, catalogue: MessageCatalogue): Promise<string> {
+  const raw = parseYaml(await readFile(asyncapiPath, 'utf8')) as RawAsyncApi;
+  const schemas = raw.components.schemas;
+  const synthetic = {
+    openapi: '3.1.0',
+    info: { title: raw.info.title, version: raw.info.version },
+    paths: {},
+    components: { schemas },
+  } as unknown as OpenAPI3;
+  // The synthetic document has no paths or operations: keep only the `components` interface.
+  const ast = (await openapiTS(synthetic, { silent: true })).filter(
+    (node) => ts.isInterfaceDeclaration(node) && node.name.text === 'components',
+  );
+  const aliases = Object.keys(schemas)
+    .map((name) => `export type ${identifier(name)} = components["schemas"][${JSON.stringify(name)}];`)
+    .join('\n');
+  return `${tsBanner(shown(asyncapiPath))}${astToString(ast)}\n${aliases}\n${messageExtras(catalogue)}`;
+}
+
+function schemaMap(messages: CataloguedMessage[]): Record<string, JsonSchema> {
+  return Object.fromEntries(messages.map((message) => [message.name, message.payload]));
+}
+
+function asyncApiSchemas(asyncapiPath: string, catalogue: MessageCatalogue): string {
+  const document = {
+    $comment: bannerText(shown(asyncapiPath)),
+    client: schemaMap(catalogue.client),
+    server: schemaMap(catalogue.server),
+    webhooks: {
+      outgoing: schemaMap(catalogue.outgoingWebhooks),
+      incoming: schemaMap(catalogue.incomingWebhooks),
+    },
+  };
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+const execFileAsync = promisify(execFile);
+
+async function docsPage(openapiPath: string): Promise<string> {
+  const scratch = await mkdtemp(join(tmpdir(), 'convene-docs-'));
+  try {
+    const output = join(scratch, 'docs.html');
+    const cli = join(REPO_ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
+    // --inlineBundle embeds Redoc's script; without it the page imports it from the Redocly CDN.
+    await execFileAsync(process.execPath, [cli, 'build-docs', openapiPath, '--inlineBundle', '-o', output], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const html = await readFile(output, 'utf8');
+    return `<!-- ${bannerText(shown(openapiPath))} -->\n${html}`;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+export async function loadCatalogue(asyncapiPath: string): Promise<MessageCatalogue> {
+  const { document, diagnostics } = await parseAsyncApi(asyncapiPath);
+  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === ERROR_SEVERITY);
+  if (!document || errors.length > 0) {
+    throw new Error(`${shown(asyncapiPath)} is invalid (${errors.length} errors): run node scripts/lint-asyncapi.ts`);
+  }
+  const catalogue = catalogueMessages(document);
+  if (catalogue.problems.length > 0) {
+    throw new Error(`${shown(asyncapiPath)}: ${catalogue.problems.join('; ')}`);
+  }
+  return catalogue;
+}
+
+/** Writes every generated file into outDir and returns their paths. */
+export async function generate(options: GenerateOptions): Promise<string[]> {
+  const openapiPath = resolve(options.openapiPath ?? join(REPO_ROOT, 'spec', 'openapi.yaml'));
+  const asyncapiPath = resolve(options.asyncapiPath ?? join(REPO_ROOT, 'spec', 'asyncapi.yaml'));
+  const catalogue = await loadCatalogue(asyncapiPath);
+  // One after the other: the machine has two cores and the tests may be running beside us.
+  const contents: Record<(typeof GENERATED_FILES)[number], string> = {
+    'openapi.ts': await openApiTypes(openapiPath),
+    'asyncapi.ts': await asyncApiTypes(asyncapiPath, catalogue),
+    'asyncapi-schemas.json': asyncApiSchemas(asyncapiPath, catalogue),
+    'docs.html': await docsPage(openapiPath),
+  };
+  await mkdir(options.outDir, { recursive: true });
+  const written: string[] = [];
+  for (const name of GENERATED_FILES) {
+    const path = join(options.outDir, name);
+    await writeFile(path, contents[name]);
+    written.push(path);
+  }
+  return written;
+}
+
+export function parseArgs(argv: string[]): GenerateOptions {
+  const options: GenerateOptions = { outDir: join(REPO_ROOT, 'generated') };
+  for (let index = 0; index < argv.length; index += 2) {
+    const [flag, value] = [argv[index], argv[index + 1]];
+    if (value === undefined) throw new Error(`${flag} needs a value`);
+    if (flag === '--out') options.outDir = resolve(value);
+    else if (flag === '--openapi') options.openapiPath = resolve(value);
+    else if (flag === '--asyncapi') options.asyncapiPath = resolve(value);
+    else throw new Error(`unknown option ${flag} (expected --out, --openapi, --asyncapi)`);
+  }
+  return options;
+}
+
+if (import.meta.main) {
+  const started = performance.now();
+  const written = await generate(parseArgs(process.argv.slice(2)));
+  for (const path of written) console.log(`wrote ${shown(path)}`);
+  console.log(`generated ${written.length} files in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
