@@ -13,6 +13,10 @@ import { listOperations, loadOpenApi, OPENAPI_PATH } from './http/spec.ts';
 import type { Logger } from './logger.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import type { AuthService } from './modules/auth/auth.service.ts';
+import { participantRoutes } from './modules/participants/participant.routes.ts';
+import type { ParticipantService } from './modules/participants/participant.service.ts';
+import { roomRoutes } from './modules/rooms/room.routes.ts';
+import type { RoomService } from './modules/rooms/room.service.ts';
 import { systemRoutes, type ReadinessCheck } from './modules/system/system.routes.ts';
 import { tenantRoutes } from './modules/tenants/tenant.routes.ts';
 import type { TenantService } from './modules/tenants/tenant.service.ts';
@@ -25,6 +29,8 @@ export interface AppDeps {
   tokens: TokenService;
   tenants: TenantService;
   auth: AuthService;
+  rooms: RoomService;
+  participants: ParticipantService;
   readiness: Record<string, ReadinessCheck>;
 }
 
@@ -64,6 +70,8 @@ export function createApp(deps: AppDeps): Express {
     ...systemRoutes({ checks: deps.readiness }),
     ...authRoutes({ auth: deps.auth, tenants: deps.tenants, tokens: deps.tokens, em }),
     ...tenantRoutes({ tenants: deps.tenants, em }),
+    ...roomRoutes({ rooms: deps.rooms, em }),
+    ...participantRoutes({ participants: deps.participants, tenants: deps.tenants, em }),
   };
   const authenticate = createAuthenticator({ adminApiKey: config.adminApiKey, tokens: deps.tokens, tenants: deps.tenants, em });
   bindOperations(app, listOperations(loadOpenApi()), handlers, authenticate);

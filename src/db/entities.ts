@@ -1,6 +1,8 @@
 // Every entity the ORM knows. A module adds its entity here and a migration in src/db/migrations/.
+import { ParticipantSchema } from '../modules/participants/participant.entity.ts';
+import { RoomSchema } from '../modules/rooms/room.entity.ts';
 import { RefreshTokenSchema } from '../modules/auth/refresh-token.entity.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import { SigningKeySchema } from './signing-key.entity.ts';
 
-export const ENTITIES = [TenantSchema, RefreshTokenSchema, SigningKeySchema];
+export const ENTITIES = [TenantSchema, RefreshTokenSchema, SigningKeySchema, RoomSchema, ParticipantSchema];

@@ -16,7 +16,7 @@ export function ormOptions(clientUrl: string): Options {
     entities: ENTITIES,
     extensions: [Migrator],
     // Listed explicitly, not discovered from the file system: the same list works from src/ (tests, dev) and dist/.
-    migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false },
+    migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     pool: { min: 0, max: 10 },
     // Entities are plain data validated by the OpenAPI layer; MikroORM should not guess types at run time.
     discovery: { warnWhenNoEntities: true },

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import { safeEqual } from '../security/api-keys.ts';
 import { InvalidTokenError, TokenExpiredError, type TokenClaims, type TokenService } from '../security/tokens.ts';
+import { currentParticipant } from '../modules/participants/participant-status.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
 import { ApiError, forbidden } from './errors.ts';
@@ -18,8 +19,6 @@ export interface AuthenticatorDeps {
   tokens: TokenService;
   tenants: TenantService;
   em: () => EntityManager;
-  /** Whether a participant named by a token is still in its room (removal revokes tokens at once). */
-  participantIsCurrent?: (em: EntityManager, claims: TokenClaims) => Promise<boolean>;
 }
 
 const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
@@ -73,7 +72,8 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       // Participant access tokens are for the WebSocket and SDKs only (DECISIONS §4).
       throw unauthorized('This token cannot call the API; use the participant auth_token');
     }
-    if (!deps.participantIsCurrent || !(await deps.participantIsCurrent(em, claims))) throw unauthorized('Invalid token');
+    // Removal revokes at once: a removed participant's unexpired token is refused here.
+    if (!(await currentParticipant(em, claims))) throw unauthorized('Invalid token');
     if (!access.participantRoles.has(claims.role)) throw forbidden(`A ${claims.role} cannot call this operation`);
     return { kind: 'participant', tenantId: claims.tenant_id, roomId: claims.room_id, participantId: claims.participant_id, role: claims.role };
   }

@@ -3,7 +3,10 @@ import type { Config } from '../config.ts';
 import { openDatabase, type Orm } from '../db/orm.ts';
 import { loadSigningKeys } from '../db/signing-keys.ts';
 import type { Logger } from '../logger.ts';
+import { LocalEventBus } from '../events/domain-events.ts';
 import { AuthService } from '../modules/auth/auth.service.ts';
+import { ParticipantService } from '../modules/participants/participant.service.ts';
+import { RoomService } from '../modules/rooms/room.service.ts';
 import { TenantService } from '../modules/tenants/tenant.service.ts';
 import { SecretBox } from '../security/secret-box.ts';
 import { TokenService } from '../security/tokens.ts';
@@ -13,6 +16,7 @@ import type { AppDeps } from '../app.ts';
 
 export interface Services extends AppDeps {
   s3: S3Client;
+  events: LocalEventBus;
   close(): Promise<void>;
 }
 
@@ -25,6 +29,9 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
   const tenants = new TenantService({ secretBox, production: config.nodeEnv === 'production' });
   const auth = new AuthService(tokens, config.tokens);
   const s3 = createS3Client(config.s3);
+  const events = new LocalEventBus();
+  const rooms = new RoomService({ tenants, events });
+  const participants = new ParticipantService({ tenants, rooms, auth, events });
   return {
     config,
     logger,
@@ -32,6 +39,9 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     tokens,
     tenants,
     auth,
+    rooms,
+    participants,
+    events,
     s3,
     readiness: readinessChecks({ config, orm, s3 }),
     async close() {

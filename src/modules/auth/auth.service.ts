@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../http/errors.ts';
 import { InvalidTokenError, TokenExpiredError, type TokenClaims, type TokenClaimsInput, type TokenService } from '../../security/tokens.ts';
 import { v7 as uuidv7 } from 'uuid';
+import type { Participant } from '../participants/participant.entity.ts';
+import { currentParticipant } from '../participants/participant-status.ts';
 import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
 import { RefreshTokenSchema } from './refresh-token.entity.ts';
 
@@ -16,6 +18,11 @@ export interface TokenSet {
   refresh_token: string;
   token_type: 'Bearer';
   expires_in: number;
+}
+
+/** A participant's set: `access_token` for the SDK and WebSocket, `auth_token` for API calls. */
+export interface ParticipantTokenSet extends TokenSet {
+  auth_token: string;
 }
 
 const invalidRefresh = () => new ApiError('INVALID_REFRESH_TOKEN', 'Refresh token is invalid or expired');
@@ -39,6 +46,15 @@ export class AuthService {
     const access = await this.tokens.sign({ ...base, typ: 'access' }, this.ttl.tenantAccessTtl);
     const refresh = await this.issueRefresh(em, { ...base, typ: 'refresh', fam: familyId }, tenant, null);
     return { access_token: access, refresh_token: refresh, token_type: 'Bearer', expires_in: this.ttl.tenantAccessTtl };
+  }
+
+  async issueParticipantTokens(em: EntityManager, tenant: Tenant, participant: Participant, familyId = uuidv7()): Promise<ParticipantTokenSet> {
+    const roomId = typeof participant.room === 'string' ? participant.room : participant.room.id;
+    const base = { sub: participant.id, tenant_id: tenant.id, room_id: roomId, participant_id: participant.id, role: participant.role };
+    const ttl = this.ttl.participantTtl;
+    const [access, authToken] = await Promise.all([this.tokens.sign({ ...base, typ: 'access' }, ttl), this.tokens.sign({ ...base, typ: 'auth' }, ttl)]);
+    const refresh = await this.issueRefresh(em, { ...base, typ: 'refresh', fam: familyId }, tenant, participant.id);
+    return { access_token: access, auth_token: authToken, refresh_token: refresh, token_type: 'Bearer', expires_in: ttl };
   }
 
   /** Stores and signs a refresh token of the given family. */
@@ -87,16 +103,20 @@ export class AuthService {
     return { claims, tenant };
   }
 
-  async refresh(em: EntityManager, refreshToken: string): Promise<TokenSet> {
+  async refresh(em: EntityManager, refreshToken: string): Promise<TokenSet | ParticipantTokenSet> {
     const { claims, tenant } = await this.consumeRefresh(em, refreshToken);
-    if (claims.participant_id) {
-      // Participant refresh arrives with the rooms module, which knows whether the participant is still in its room.
-      throw invalidRefresh();
-    }
-    return this.issueTenantTokens(em, tenant, claims.fam);
+    if (!claims.participant_id) return this.issueTenantTokens(em, tenant, claims.fam);
+    const participant = await currentParticipant(em, claims);
+    if (!participant) throw invalidRefresh();
+    return this.issueParticipantTokens(em, tenant, participant, claims.fam);
   }
 
   async revokeFamily(em: EntityManager, familyId: string): Promise<void> {
     await em.nativeUpdate(RefreshTokenSchema, { familyId, revokedAt: null }, { revokedAt: new Date() });
+  }
+
+  /** Removal of a participant: none of its refresh tokens works again. */
+  async revokeParticipant(em: EntityManager, participantId: string): Promise<void> {
+    await em.nativeUpdate(RefreshTokenSchema, { participantId, revokedAt: null }, { revokedAt: new Date() });
   }
 }

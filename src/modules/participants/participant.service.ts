@@ -1,0 +1,165 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7, validate as isUuid } from 'uuid';
+import type { DomainEvent, DomainEventPublisher } from '../../events/domain-events.ts';
+import { ApiError, forbidden, notFound } from '../../http/errors.ts';
+import type { ParticipantRole, Principal } from '../../http/principal.ts';
+import type { AuthService, ParticipantTokenSet } from '../auth/auth.service.ts';
+import { RoomSchema, type Room } from '../rooms/room.entity.ts';
+import { findRoom, roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
+import { limitExceeded, roomEnded, type RoomService } from '../rooms/room.service.ts';
+import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
+import type { TenantService } from '../tenants/tenant.service.ts';
+import { ParticipantSchema, type Participant } from './participant.entity.ts';
+
+export interface ParticipantInput {
+  display_name: string;
+  external_user_id?: string;
+  role?: ParticipantRole;
+}
+
+export interface ParticipantServiceDeps {
+  tenants: TenantService;
+  rooms: RoomService;
+  auth: AuthService;
+  events: DomainEventPublisher;
+  /** Participants with an open WebSocket (the real-time layer); without it nobody is present. */
+  presentIn?: (em: EntityManager, roomId: string) => Promise<Set<string>>;
+  /** Whether the room is being recorded now (the recordings module); without it, never. */
+  isRecording?: (em: EntityManager, roomId: string) => Promise<boolean>;
+}
+
+export interface Added {
+  participant: Participant;
+  room: Room;
+  roomCreated: boolean;
+  tenant: Tenant;
+  tokens: ParticipantTokenSet;
+  shouldStartRecording: boolean;
+}
+
+/** Participants: add (with early join, limits and the duplicate policy), list, remove, tokens, bulk (DECISIONS §6). */
+export class ParticipantService {
+  private readonly deps: ParticipantServiceDeps;
+  constructor(deps: ParticipantServiceDeps) {
+    this.deps = deps;
+  }
+
+  async add(em: EntityManager, principal: Principal, roomRef: string, input: ParticipantInput, options: { earlyJoin: boolean } = { earlyJoin: true }): Promise<Added> {
+    const tenantId = tenantOf(principal);
+    const events: DomainEvent[] = [];
+    const { participant, room, roomCreated, tenant } = await em.transactional(async (tx) => {
+      const tenant = await tx.findOneOrFail(TenantSchema, { id: tenantId });
+      const config = this.deps.tenants.effectiveConfig(tenant);
+      let room: Room | null = await findRoom(tx, tenantId, roomRef).catch(() => null);
+      let roomCreated = false;
+      if (!room) {
+        // Early join: adding to a room that does not exist creates it (by name only: a UUID names no new room).
+        if (!options.earlyJoin || !config.allow_early_join || isUuid(roomRef)) throw notFound('Room');
+        room = await this.deps.rooms.createLocked(tx, tenantId, { name: roomRef });
+        roomCreated = true;
+      }
+      // The room row lock makes the participant count exact under concurrent adds.
+      const locked = await tx.findOneOrFail(RoomSchema, { id: room.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (locked.status === 'ended') throw roomEnded();
+
+      const current = await tx.find(ParticipantSchema, { room: locked.id, removedAt: null });
+      const replaced = this.applyDuplicatePolicy(current, input.external_user_id, config.duplicate_participant_policy);
+      for (const old of replaced) {
+        old.removedAt = new Date();
+        events.push({ type: 'participant.removed', tenantId, roomId: locked.id, participantId: old.id, reason: 'replaced' });
+      }
+      const remaining = current.length - replaced.length;
+      if (remaining >= locked.maxParticipants) {
+        const limit = locked.maxParticipants < tenant.maxParticipantsPerRoom ? 'max_participants' : 'max_participants_per_room';
+        throw limitExceeded(limit, locked.maxParticipants);
+      }
+      const participant = tx.create(ParticipantSchema, {
+        id: uuidv7(),
+        tenant,
+        room: locked,
+        displayName: input.display_name,
+        externalUserId: input.external_user_id ?? null,
+        role: input.role ?? 'participant',
+      });
+      await tx.flush();
+      for (const old of replaced) await this.deps.auth.revokeParticipant(tx, old.id);
+      return { participant, room: locked, roomCreated, tenant };
+    });
+
+    events.push({ type: 'participant.added', tenantId, roomId: room.id, participant: { id: participant.id, display_name: participant.displayName, role: participant.role } });
+    for (const event of events) await this.deps.events.publish(event);
+    const tokens = await this.deps.auth.issueParticipantTokens(em, tenant, participant);
+    return { participant, room, roomCreated, tenant, tokens, shouldStartRecording: await this.shouldStartRecording(em, tenant, room) };
+  }
+
+  /** DECISIONS §6: recording enabled for the room, the tenant wants it started, and nothing is recording yet. */
+  private async shouldStartRecording(em: EntityManager, tenant: Tenant, room: Room): Promise<boolean> {
+    const config = this.deps.tenants.effectiveConfig(tenant);
+    if (!room.recordingEnabled || !(config.force_recording || config.auto_start_recording)) return false;
+    return !(await this.deps.isRecording?.(em, room.id));
+  }
+
+  /** Returns the current participants a new one replaces; throws for `reject`. */
+  private applyDuplicatePolicy(current: Participant[], externalUserId: string | undefined, policy: string): Participant[] {
+    if (externalUserId === undefined) return [];
+    const same = current.filter((p) => p.externalUserId === externalUserId);
+    if (same.length === 0 || policy === 'allow') return [];
+    if (policy === 'reject') throw new ApiError('DUPLICATE_PARTICIPANT', `A participant with external_user_id "${externalUserId}" is already in the room`);
+    return same; // disconnect_existing
+  }
+
+  async list(em: EntityManager, principal: Principal, roomRef: string, options: { active: boolean }) {
+    const room = await roomForPrincipal(em, principal, roomRef);
+    const participants = await em.find(ParticipantSchema, { room: room.id, removedAt: null }, { orderBy: { joinedAt: 'asc', id: 'asc' } });
+    if (!options.active) return participants;
+    const present = (await this.deps.presentIn?.(em, room.id)) ?? new Set<string>();
+    return participants.filter((p) => present.has(p.id));
+  }
+
+  /** Kicks a participant: its tokens stop working at once and its socket is closed (4003) through the event. */
+  async remove(em: EntityManager, principal: Principal, roomRef: string, participantId: string): Promise<void> {
+    const room = await roomForPrincipal(em, principal, roomRef, ['host']);
+    const participant = await this.findCurrent(em, room, participantId);
+    participant.removedAt = new Date();
+    await em.flush();
+    await this.deps.auth.revokeParticipant(em, participant.id);
+    await this.deps.events.publish({ type: 'participant.removed', tenantId: room.tenant.id, roomId: room.id, participantId, reason: 'removed' });
+  }
+
+  /** A fresh token set for an existing participant; a participant may reissue only its own. */
+  async reissueTokens(em: EntityManager, principal: Principal, roomRef: string, participantId: string): Promise<ParticipantTokenSet> {
+    const room = await roomForPrincipal(em, principal, roomRef);
+    if (principal.kind === 'participant' && principal.participantId !== participantId) throw forbidden('A participant may reissue only its own tokens');
+    const participant = await this.findCurrent(em, room, participantId);
+    const tenant = await em.findOneOrFail(TenantSchema, { id: room.tenant.id });
+    return this.deps.auth.issueParticipantTokens(em, tenant, participant);
+  }
+
+  /** Each entry is added on its own: one failure never undoes the others (the spec's per-item results). */
+  async bulkAdd(em: EntityManager, principal: Principal, roomRef: string, entries: Partial<ParticipantInput>[]) {
+    const room = await findRoom(em, tenantOf(principal), roomRef); // bulk never creates a room
+    const results = [];
+    for (const entry of entries) {
+      if (!entry.display_name) {
+        results.push({ success: false as const, error: 'display_name is required', code: 'VALIDATION_ERROR' as const });
+        continue;
+      }
+      try {
+        const added = await this.add(em.fork(), principal, room.id, entry as ParticipantInput, { earlyJoin: false });
+        results.push({ participant_id: added.participant.id, success: true as const, access_token: added.tokens.access_token, auth_token: added.tokens.auth_token });
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        results.push({ success: false as const, error: err.message, code: err.code });
+      }
+    }
+    return results;
+  }
+
+  private async findCurrent(em: EntityManager, room: Room, participantId: string): Promise<Participant> {
+    if (!isUuid(participantId)) throw notFound('Participant');
+    const participant = await em.findOne(ParticipantSchema, { id: participantId, room: room.id, removedAt: null });
+    if (!participant) throw notFound('Participant');
+    return participant;
+  }
+}

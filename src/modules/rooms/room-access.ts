@@ -1,0 +1,42 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { validate as isUuid } from 'uuid';
+import { forbidden, notFound } from '../../http/errors.ts';
+import type { ParticipantRole, Principal } from '../../http/principal.ts';
+import { RoomSchema, type Room } from './room.entity.ts';
+
+/** The tenant a principal acts for; admins manage tenants, not rooms. */
+export function tenantOf(principal: Principal): string {
+  if (principal.kind === 'admin') throw forbidden('The admin key manages tenants; use a tenant API key for rooms');
+  return principal.tenantId;
+}
+
+/**
+ * A room by UUID or name, within the tenant only (another tenant's room is simply not found). A name resolves to the
+ * active room of that name, else the newest ended one (DECISIONS §2).
+ */
+export async function findRoom(em: EntityManager, tenantId: string, idOrName: string): Promise<Room> {
+  const room = isUuid(idOrName)
+    ? await em.findOne(RoomSchema, { id: idOrName, tenant: tenantId })
+    : await em.findOne(RoomSchema, { name: idOrName, tenant: tenantId }, { orderBy: [{ status: 'asc' }, { createdAt: 'desc' }] });
+  if (!room) throw notFound('Room');
+  return room;
+}
+
+/**
+ * The room a principal may act on: any room of its tenant for a tenant credential; only its own room for a participant
+ * (and, when `roles` is given, only with one of those roles: e.g. host-only operations). The one place this rule lives.
+ */
+export async function roomForPrincipal(
+  em: EntityManager,
+  principal: Principal,
+  idOrName: string,
+  roles?: readonly ParticipantRole[],
+): Promise<Room> {
+  const room = await findRoom(em, tenantOf(principal), idOrName);
+  if (principal.kind === 'participant') {
+    // Not found rather than forbidden: a participant learns nothing about other rooms.
+    if (principal.roomId !== room.id) throw notFound('Room');
+    if (roles && !roles.includes(principal.role)) throw forbidden(`Only a ${roles.join(' or ')} may do this`);
+  }
+  return room;
+}

@@ -1,0 +1,143 @@
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7 } from 'uuid';
+import type { DomainEvent, DomainEventPublisher } from '../../events/domain-events.ts';
+import { ApiError, notFound, validationError } from '../../http/errors.ts';
+import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
+import type { TenantService } from '../tenants/tenant.service.ts';
+import { RoomSchema, type Room } from './room.entity.ts';
+
+export interface RoomConfigInput {
+  max_participants?: number;
+  recording_enabled?: boolean;
+  chat_enabled?: boolean;
+}
+
+export const limitExceeded = (limit: string, max: number) =>
+  new ApiError('LIMIT_EXCEEDED', `Limit ${limit} (${max}) reached`, { details: { limit, max } });
+
+/** Rooms: creation within the tenant's limits, partial update, end and delete (DECISIONS §2, §6). */
+export class RoomService {
+  private readonly tenants: TenantService;
+  private readonly events: DomainEventPublisher;
+
+  constructor(deps: { tenants: TenantService; events: DomainEventPublisher }) {
+    this.tenants = deps.tenants;
+    this.events = deps.events;
+  }
+
+  async create(em: EntityManager, tenantId: string, input: { name: string; config?: RoomConfigInput }): Promise<Room> {
+    return em.transactional((tx) => this.createLocked(tx, tenantId, input));
+  }
+
+  /**
+   * Inside a transaction: locks the tenant row, so concurrent creations count active rooms one at a time and
+   * `max_concurrent_rooms` holds exactly.
+   */
+  async createLocked(tx: EntityManager, tenantId: string, input: { name: string; config?: RoomConfigInput }): Promise<Room> {
+    const tenant = await tx.findOneOrFail(TenantSchema, { id: tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const active = await tx.count(RoomSchema, { tenant: tenantId, status: 'active' });
+    if (active >= tenant.maxConcurrentRooms) throw limitExceeded('max_concurrent_rooms', tenant.maxConcurrentRooms);
+    if (await tx.count(RoomSchema, { tenant: tenantId, status: 'active', name: input.name })) throw nameTaken(input.name);
+
+    const forced = this.tenants.effectiveConfig(tenant).force_recording;
+    const config = input.config ?? {};
+    const room = tx.create(RoomSchema, {
+      id: uuidv7(),
+      tenant,
+      name: input.name,
+      status: 'active',
+      maxParticipants: this.checkedMaxParticipants(tenant, config.max_participants),
+      recordingEnabled: forced || (config.recording_enabled ?? false),
+      chatEnabled: config.chat_enabled ?? true,
+    });
+    await flushUnique(tx, input.name);
+    return room;
+  }
+
+  async list(em: EntityManager, tenantId: string, page: { limit: number; offset: number }) {
+    const [rooms, total] = await em.findAndCount(
+      RoomSchema,
+      { tenant: tenantId },
+      { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: page.limit, offset: page.offset },
+    );
+    return { rooms, total, counts: await this.participantCounts(em, rooms.map((r) => r.id)) };
+  }
+
+  /** Participants added and not removed, per room, in one query. */
+  async participantCounts(em: EntityManager, roomIds: string[]): Promise<Map<string, number>> {
+    const counts = new Map(roomIds.map((id) => [id, 0]));
+    if (roomIds.length === 0) return counts;
+    const rows: Array<{ room_id: string; n: number }> = await em
+      .getConnection()
+      .execute('select room_id, count(*)::int as n from participants where room_id = any(?) and removed_at is null group by room_id', [roomIds]);
+    for (const row of rows) counts.set(row.room_id, row.n);
+    return counts;
+  }
+
+  async update(em: EntityManager, room: Room, patch: { name?: string; config?: RoomConfigInput }): Promise<Room> {
+    await em.transactional(async (tx) => {
+      const locked = await tx.findOneOrFail(RoomSchema, { id: room.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['tenant'] });
+      if (locked.status === 'ended') throw roomEnded();
+      const tenant = locked.tenant as Tenant;
+      if (patch.name !== undefined && patch.name !== locked.name) {
+        if (await tx.count(RoomSchema, { tenant: tenant.id, status: 'active', name: patch.name })) throw nameTaken(patch.name);
+        locked.name = patch.name;
+      }
+      const config = patch.config ?? {};
+      if (config.max_participants !== undefined) locked.maxParticipants = this.checkedMaxParticipants(tenant, config.max_participants);
+      if (config.chat_enabled !== undefined) locked.chatEnabled = config.chat_enabled;
+      if (config.recording_enabled !== undefined) {
+        if (!config.recording_enabled && this.tenants.effectiveConfig(tenant).force_recording) {
+          throw validationError('/body/config/recording_enabled', 'The tenant forces recording (force_recording), so it cannot be disabled');
+        }
+        locked.recordingEnabled = config.recording_enabled;
+      }
+      await flushUnique(tx, locked.name);
+    });
+    await em.refresh(room);
+    return room;
+  }
+
+  /** Idempotent: ending an ended room returns it unchanged. Sockets close and recordings stop through the event. */
+  async end(em: EntityManager, tenantId: string, roomId: string): Promise<Room> {
+    const room = await em.transactional(async (tx) => {
+      const locked = await tx.findOne(RoomSchema, { id: roomId, tenant: tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!locked) throw notFound('Room');
+      if (locked.status === 'ended') return { room: locked, changed: false };
+      locked.status = 'ended';
+      locked.endedAt = new Date();
+      return { room: locked, changed: true };
+    });
+    if (room.changed) await this.events.publish({ type: 'room.ended', tenantId, roomId, endedAt: room.room.endedAt!.toISOString() });
+    await em.refresh(room.room);
+    return room.room;
+  }
+
+  /** Permanent: the room and its participants go; connected clients are disconnected through the event. */
+  async delete(em: EntityManager, tenantId: string, roomId: string): Promise<void> {
+    const deleted = await em.nativeDelete(RoomSchema, { id: roomId, tenant: tenantId });
+    if (deleted === 0) throw notFound('Room');
+    const event: DomainEvent = { type: 'room.deleted', tenantId, roomId };
+    await this.events.publish(event);
+  }
+
+  private checkedMaxParticipants(tenant: Tenant, requested: number | undefined): number {
+    if (requested === undefined) return tenant.maxParticipantsPerRoom;
+    if (requested > tenant.maxParticipantsPerRoom) throw limitExceeded('max_participants_per_room', tenant.maxParticipantsPerRoom);
+    return requested;
+  }
+}
+
+export const roomEnded = () => new ApiError('ROOM_ENDED', 'The room has ended and is read-only');
+const nameTaken = (name: string) => new ApiError('ROOM_NAME_TAKEN', `An active room named "${name}" already exists`);
+
+/** The partial unique index is the last word on names (e.g. a concurrent rename): report it as ROOM_NAME_TAKEN. */
+async function flushUnique(tx: EntityManager, name: string): Promise<void> {
+  try {
+    await tx.flush();
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) throw nameTaken(name);
+    throw err;
+  }
+}
