@@ -1,12 +1,12 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7, validate as isUuid } from 'uuid';
+import { lockRow } from '../../db/locks.ts';
 import type { DomainEvent, DomainEventPublisher } from '../../events/domain-events.ts';
 import { ApiError, forbidden, notFound } from '../../http/errors.ts';
 import type { ParticipantRole, Principal } from '../../http/principal.ts';
 import type { AuthService, ParticipantTokenSet } from '../auth/auth.service.ts';
 import { RoomSchema, type Room } from '../rooms/room.entity.ts';
-import { findRoom, roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
+import { findRoom, findRoomOrNull, roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
 import { limitExceeded, roomEnded, type RoomService } from '../rooms/room.service.ts';
 import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
@@ -51,16 +51,22 @@ export class ParticipantService {
     const { participant, room, roomCreated, tenant } = await em.transactional(async (tx) => {
       const tenant = await tx.findOneOrFail(TenantSchema, { id: tenantId });
       const config = this.deps.tenants.effectiveConfig(tenant);
-      let room: Room | null = await findRoom(tx, tenantId, roomRef).catch(() => null);
+      let room = await findRoomOrNull(tx, tenantId, roomRef);
       let roomCreated = false;
       if (!room) {
         // Early join: adding to a room that does not exist creates it (by name only: a UUID names no new room).
         if (!options.earlyJoin || !config.allow_early_join || isUuid(roomRef)) throw notFound('Room');
-        room = await this.deps.rooms.createLocked(tx, tenantId, { name: roomRef });
-        roomCreated = true;
+        // Look again under the tenant lock: a concurrent early join may have just created it.
+        await lockRow(tx, 'tenants', tenantId);
+        room = await findRoomOrNull(tx, tenantId, roomRef);
+        if (!room) {
+          room = await this.deps.rooms.createLocked(tx, tenantId, { name: roomRef });
+          roomCreated = true;
+        }
       }
       // The room row lock makes the participant count exact under concurrent adds.
-      const locked = await tx.findOneOrFail(RoomSchema, { id: room.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      await lockRow(tx, 'rooms', room.id);
+      const locked = await tx.findOneOrFail(RoomSchema, { id: room.id }, { refresh: true });
       if (locked.status === 'ended') throw roomEnded();
 
       const current = await tx.find(ParticipantSchema, { room: locked.id, removedAt: null });

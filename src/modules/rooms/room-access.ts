@@ -15,11 +15,16 @@ export function tenantOf(principal: Principal): string {
  * active room of that name, else the newest ended one (DECISIONS §2).
  */
 export async function findRoom(em: EntityManager, tenantId: string, idOrName: string): Promise<Room> {
-  const room = isUuid(idOrName)
-    ? await em.findOne(RoomSchema, { id: idOrName, tenant: tenantId })
-    : await em.findOne(RoomSchema, { name: idOrName, tenant: tenantId }, { orderBy: [{ status: 'asc' }, { createdAt: 'desc' }] });
+  const room = await findRoomOrNull(em, tenantId, idOrName);
   if (!room) throw notFound('Room');
   return room;
+}
+
+export function findRoomOrNull(em: EntityManager, tenantId: string, idOrName: string): Promise<Room | null> {
+  return isUuid(idOrName)
+    ? em.findOne(RoomSchema, { id: idOrName, tenant: tenantId })
+    : // 'active' sorts before 'ended': the active room first, else the newest ended one.
+      em.findOne(RoomSchema, { name: idOrName, tenant: tenantId }, { orderBy: [{ status: 'asc' }, { createdAt: 'desc' }] });
 }
 
 /**

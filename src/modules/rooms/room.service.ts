@@ -1,6 +1,7 @@
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
+import { lockRow } from '../../db/locks.ts';
 import type { DomainEvent, DomainEventPublisher } from '../../events/domain-events.ts';
 import { ApiError, notFound, validationError } from '../../http/errors.ts';
 import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
@@ -35,7 +36,8 @@ export class RoomService {
    * `max_concurrent_rooms` holds exactly.
    */
   async createLocked(tx: EntityManager, tenantId: string, input: { name: string; config?: RoomConfigInput }): Promise<Room> {
-    const tenant = await tx.findOneOrFail(TenantSchema, { id: tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    await lockRow(tx, 'tenants', tenantId);
+    const tenant = await tx.findOneOrFail(TenantSchema, { id: tenantId }, { refresh: true });
     const active = await tx.count(RoomSchema, { tenant: tenantId, status: 'active' });
     if (active >= tenant.maxConcurrentRooms) throw limitExceeded('max_concurrent_rooms', tenant.maxConcurrentRooms);
     if (await tx.count(RoomSchema, { tenant: tenantId, status: 'active', name: input.name })) throw nameTaken(input.name);
@@ -70,14 +72,15 @@ export class RoomService {
     if (roomIds.length === 0) return counts;
     const rows: Array<{ room_id: string; n: number }> = await em
       .getConnection()
-      .execute('select room_id, count(*)::int as n from participants where room_id = any(?) and removed_at is null group by room_id', [roomIds]);
+      .execute('select room_id, count(*)::int as n from participants where room_id in (?) and removed_at is null group by room_id', [roomIds]);
     for (const row of rows) counts.set(row.room_id, row.n);
     return counts;
   }
 
   async update(em: EntityManager, room: Room, patch: { name?: string; config?: RoomConfigInput }): Promise<Room> {
     await em.transactional(async (tx) => {
-      const locked = await tx.findOneOrFail(RoomSchema, { id: room.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['tenant'] });
+      await lockRow(tx, 'rooms', room.id);
+      const locked = await tx.findOneOrFail(RoomSchema, { id: room.id }, { refresh: true, populate: ['tenant'] });
       if (locked.status === 'ended') throw roomEnded();
       const tenant = locked.tenant as Tenant;
       if (patch.name !== undefined && patch.name !== locked.name) {
@@ -102,7 +105,8 @@ export class RoomService {
   /** Idempotent: ending an ended room returns it unchanged. Sockets close and recordings stop through the event. */
   async end(em: EntityManager, tenantId: string, roomId: string): Promise<Room> {
     const room = await em.transactional(async (tx) => {
-      const locked = await tx.findOne(RoomSchema, { id: roomId, tenant: tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      await lockRow(tx, 'rooms', roomId);
+      const locked = await tx.findOne(RoomSchema, { id: roomId, tenant: tenantId }, { refresh: true });
       if (!locked) throw notFound('Room');
       if (locked.status === 'ended') return { room: locked, changed: false };
       locked.status = 'ended';

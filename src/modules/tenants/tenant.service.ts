@@ -102,7 +102,7 @@ export class TenantService {
 
   /** The full config with defaults, secrets masked: what clients see. */
   visibleConfig(tenant: Tenant): TenantConfig {
-    return maskConfig(withDefaults(tenant.config));
+    return maskConfig(this.effectiveConfig(tenant));
   }
 
   /** The full config with defaults and secrets in the clear: for the webhook sender and providers only. */

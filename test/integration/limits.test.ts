@@ -1,0 +1,52 @@
+import { createRoom, createTenant } from '../helpers/fixtures.ts';
+import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+
+// Limits stay exact when 50 requests race: each test fires them at once and counts what was created.
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+test('max_concurrent_rooms', async () => {
+  const tenant = await createTenant(t, { max_concurrent_rooms: 7 });
+  const results = await Promise.all(Array.from({ length: 50 }, (_, i) => t.request.post('/api/v1/rooms').set(tenant.auth).send({ name: `race-${i}` })));
+  const statuses = results.map((r) => r.status);
+  expect(statuses.filter((s) => s === 201)).toHaveLength(7);
+  expect(statuses.filter((s) => s === 409)).toHaveLength(43);
+  expect(results.find((r) => r.status === 409)!.body.error).toMatchObject({ code: 'LIMIT_EXCEEDED', details: { limit: 'max_concurrent_rooms', max: 7 } });
+  expect((await t.request.get('/api/v1/rooms').set(tenant.auth)).body.total).toBe(7);
+  // Ended rooms free their slot.
+  const first = results.find((r) => r.status === 201)!.body.id;
+  await t.request.post(`/api/v1/rooms/${first}/end`).set(tenant.auth).expect(200);
+  await createRoom(t, tenant);
+});
+
+test('max_participants_per_room', async () => {
+  const tenant = await createTenant(t, { max_participants_per_room: 9 });
+  const room = await createRoom(t, tenant);
+  const results = await Promise.all(Array.from({ length: 50 }, (_, i) => t.request.post(`/api/v1/rooms/${room.id}/participants`).set(tenant.auth).send({ display_name: `p${i}` })));
+  expect(results.filter((r) => r.status === 201)).toHaveLength(9);
+  const refused = results.filter((r) => r.status === 409);
+  expect(refused).toHaveLength(41);
+  expect(refused[0].body.error).toMatchObject({ code: 'LIMIT_EXCEEDED', details: { limit: 'max_participants_per_room', max: 9 } });
+  expect((await t.request.get(`/api/v1/rooms/${room.id}`).set(tenant.auth)).body.participant_count).toBe(9);
+});
+
+test('room max_participants', async () => {
+  const tenant = await createTenant(t);
+  const room = await createRoom(t, tenant, { config: { max_participants: 4 } });
+  const results = await Promise.all(Array.from({ length: 50 }, (_, i) => t.request.post(`/api/v1/rooms/${room.id}/participants`).set(tenant.auth).send({ display_name: `p${i}` })));
+  expect(results.filter((r) => r.status === 201)).toHaveLength(4);
+  expect(results.find((r) => r.status === 409)!.body.error.details).toEqual({ limit: 'max_participants', max: 4 });
+});
+
+test('early join under a race creates exactly one room', async () => {
+  const tenant = await createTenant(t, { max_participants_per_room: 50 });
+  const results = await Promise.all(Array.from({ length: 20 }, (_, i) => t.request.post('/api/v1/rooms/stampede/participants').set(tenant.auth).send({ display_name: `p${i}` })));
+  expect(results.every((r) => r.status === 201)).toBe(true);
+  expect(new Set(results.map((r) => r.body.room.id)).size).toBe(1);
+  expect(results.filter((r) => r.body.room_created)).toHaveLength(1);
+});
