@@ -6,13 +6,17 @@ import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
 import { createAuthenticator } from './http/authenticate.ts';
 import { errorMiddleware, routeNotFound } from './http/errors.ts';
+import { tenantRateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-context.ts';
 import { requestLog } from './http/request-log.ts';
+import { upstreamSignatureGuard } from './http/upstream-signature.ts';
 import { bindOperations, type OperationHandlers } from './http/router.ts';
 import { listOperations, loadOpenApi, OPENAPI_PATH } from './http/spec.ts';
 import type { Logger } from './logger.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import type { AuthService } from './modules/auth/auth.service.ts';
+import { recordingRoutes } from './modules/recordings/recording.routes.ts';
+import type { RecordingService } from './modules/recordings/recording.service.ts';
 import { participantRoutes } from './modules/participants/participant.routes.ts';
 import type { ParticipantService } from './modules/participants/participant.service.ts';
 import { roomRoutes } from './modules/rooms/room.routes.ts';
@@ -31,8 +35,11 @@ export interface AppDeps {
   auth: AuthService;
   rooms: RoomService;
   participants: ParticipantService;
+  recordings: RecordingService;
   readiness: Record<string, ReadinessCheck>;
 }
+
+const UPSTREAM_WEBHOOK_PATH = '/api/v1/webhooks/upstream/recording-ready';
 
 /** Assembles the HTTP app from explicit dependencies, so tests and production build the same thing. */
 export function createApp(deps: AppDeps): Express {
@@ -47,6 +54,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId);
   app.use(requestLog(logger));
   app.use((_req, _res, next) => RequestContext.create(orm.em, next));
+  // The provider's webhook is verified on its raw bytes before any parser or validator touches them.
+  app.use(UPSTREAM_WEBHOOK_PATH, ...upstreamSignatureGuard(config.upstream.webhookSecret));
   app.use(
     express.json({
       limit: '1mb',
@@ -71,10 +80,12 @@ export function createApp(deps: AppDeps): Express {
     ...authRoutes({ auth: deps.auth, tenants: deps.tenants, tokens: deps.tokens, em }),
     ...tenantRoutes({ tenants: deps.tenants, em }),
     ...roomRoutes({ rooms: deps.rooms, em }),
+    ...recordingRoutes({ recordings: deps.recordings, em }),
     ...participantRoutes({ participants: deps.participants, tenants: deps.tenants, em }),
   };
   const authenticate = createAuthenticator({ adminApiKey: config.adminApiKey, tokens: deps.tokens, tenants: deps.tenants, em });
-  bindOperations(app, listOperations(loadOpenApi()), handlers, authenticate);
+  const limit = tenantRateLimit(config.rateLimitPerMinute);
+  bindOperations(app, listOperations(loadOpenApi()), handlers, (access) => [authenticate(access), limit]);
 
   app.use(routeNotFound);
   app.use(errorMiddleware(logger));

@@ -14,7 +14,8 @@ export function bindOperations(
   app: Express,
   operations: SpecOperation[],
   handlers: OperationHandlers,
-  authenticate: (access: OperationAccess) => RequestHandler,
+  /** Middleware for operations that declare security: authentication first, then whatever needs the principal. */
+  guard: (access: OperationAccess) => RequestHandler[],
 ): void {
   const declared = new Set(operations.map((op) => op.operationId));
   const undeclared = Object.keys(handlers).filter((id) => !declared.has(id));
@@ -23,7 +24,7 @@ export function bindOperations(
   for (const op of operations) {
     const expressPath = op.path.replace(/\{([^}]+)\}/g, ':$1');
     const handler = handlers[op.operationId] ?? notImplemented(op.operationId);
-    const chain: RequestHandler[] = op.schemes.size > 0 ? [authenticate(op), handler] : [handler];
+    const chain: RequestHandler[] = op.schemes.size > 0 ? [...guard(op), handler] : [handler];
     app[op.method](expressPath, ...chain);
   }
 }

@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { ADMIN_KEY, createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -81,4 +81,22 @@ describe('probes and published contract', () => {
     expect(docs.headers['content-type']).toMatch(/text\/html/);
     expect(docs.text).toContain('Convene');
   });
+});
+
+test('a tenant over its request rate gets 429 RATE_LIMITED with Retry-After; other tenants are unaffected', async () => {
+  const limited = await createTestApp({ RATE_LIMIT_PER_MINUTE: '5' });
+  try {
+    const make = async (name: string) => (await limited.request.post('/api/v1/tenants').set('X-Admin-Key', ADMIN_KEY).send({ name })).body.data;
+    const busy = await make('busy');
+    const calm = await make('calm');
+    const statuses = [];
+    for (let i = 0; i < 7; i++) statuses.push((await limited.request.get(`/api/v1/tenants/${busy.id}`).set('X-API-Key', busy.api_key)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+    const refused = await limited.request.get(`/api/v1/tenants/${busy.id}`).set('X-API-Key', busy.api_key);
+    expect(refused.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await limited.request.get(`/api/v1/tenants/${calm.id}`).set('X-API-Key', calm.api_key)).status).toBe(200);
+  } finally {
+    await limited.close();
+  }
 });

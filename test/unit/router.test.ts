@@ -13,7 +13,8 @@ const op = (operationId: string, method: SpecOperation['method'], path: string, 
   participantRoles: new Set(),
 });
 
-const allow = () => (_req: express.Request, _res: express.Response, next: express.NextFunction) => next();
+const pass = (_req: express.Request, _res: express.Response, next: express.NextFunction) => next();
+const allow = () => [pass];
 
 test('an operation without a handler answers 501 NOT_IMPLEMENTED in the envelope', async () => {
   const app = express();
@@ -27,16 +28,18 @@ test('an operation without a handler answers 501 NOT_IMPLEMENTED in the envelope
 });
 
 test('a handler for an operation the spec does not declare stops start-up', () => {
-  expect(() => bindOperations(express(), [op('a', 'get', '/a')], { a: allow(), ghost: allow() }, allow)).toThrow(/ghost/);
+  expect(() => bindOperations(express(), [op('a', 'get', '/a')], { a: pass, ghost: pass }, allow)).toThrow(/ghost/);
 });
 
 test('secured operations run the authenticator first; public ones do not', async () => {
   const seen: string[] = [];
   const app = express();
-  const authenticate = (access: { schemes: Set<string> }) => (_q: express.Request, _r: express.Response, next: express.NextFunction) => {
-    seen.push([...access.schemes].join('+'));
-    next();
-  };
+  const authenticate = (access: { schemes: Set<string> }) => [
+    (_q: express.Request, _r: express.Response, next: express.NextFunction) => {
+      seen.push([...access.schemes].join('+'));
+      next();
+    },
+  ];
   bindOperations(app, [op('pub', 'get', '/pub'), op('sec', 'get', '/sec', ['ApiKeyAuth', 'BearerAuth'])], { pub: (_q, r) => void r.end(), sec: (_q, r) => void r.end() }, authenticate);
   await supertest(app).get('/pub');
   await supertest(app).get('/sec');
