@@ -4,5 +4,7 @@ import { RoomSchema } from '../modules/rooms/room.entity.ts';
 import { RefreshTokenSchema } from '../modules/auth/refresh-token.entity.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import { SigningKeySchema } from './signing-key.entity.ts';
+import { ChatMessageSchema, RaisedHandSchema, RealtimeConnectionSchema, RoomEventSequenceSchema } from '../realtime/realtime.entities.ts';
 
-export const ENTITIES = [TenantSchema, RefreshTokenSchema, SigningKeySchema, RoomSchema, ParticipantSchema];
+export const ENTITIES = [TenantSchema, RefreshTokenSchema, SigningKeySchema, RoomSchema, ParticipantSchema,
+  RealtimeConnectionSchema, RaisedHandSchema, ChatMessageSchema, RoomEventSequenceSchema];

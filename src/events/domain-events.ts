@@ -4,6 +4,8 @@ import type { ParticipantRole } from '../http/principal.ts';
 // What happens in a room, said once by the services that make it happen. The real-time gateway subscribes and turns
 // these into WebSocket messages (and fans them out across API instances); nothing in the services knows about sockets.
 export type DomainEvent =
+  /** Starts the room's empty-room timer (src/realtime): a room nobody joins still ends. */
+  | { type: 'room.created'; tenantId: string; roomId: string }
   | { type: 'participant.added'; tenantId: string; roomId: string; participant: { id: string; display_name: string; role: ParticipantRole } }
   | { type: 'participant.removed'; tenantId: string; roomId: string; participantId: string; reason: 'removed' | 'replaced' }
   | { type: 'room.ended'; tenantId: string; roomId: string; endedAt: string }

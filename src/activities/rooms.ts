@@ -1,0 +1,37 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Orm } from '../db/orm.ts';
+import { RoomSchema } from '../modules/rooms/room.entity.ts';
+import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
+import type { TenantService } from '../modules/tenants/tenant.service.ts';
+import { presentParticipantIds } from '../realtime/presence.ts';
+
+// Activities of the empty-room workflow (workflows/empty-room.ts).
+
+export interface RoomActivityDeps {
+  orm: Orm;
+  tenants: Pick<TenantService, 'effectiveConfig'>;
+  /** RoomService.end: ends the room and publishes room.ended (sockets get room.ended, then close 4004). */
+  rooms: { end(em: EntityManager, tenantId: string, roomId: string): Promise<unknown> };
+}
+
+export function createRoomActivities(deps: RoomActivityDeps) {
+  return {
+    /** The tenant's current empty_room_timeout_minutes; null when the tenant is gone. */
+    async emptyRoomTimeoutMinutes(tenantId: string): Promise<number | null> {
+      const tenant = await deps.orm.em.fork().findOne(TenantSchema, { id: tenantId });
+      return tenant ? deps.tenants.effectiveConfig(tenant).empty_room_timeout_minutes : null;
+    },
+
+    /** Ends the room if it is still active and still empty. */
+    async endEmptyRoom(tenantId: string, roomId: string): Promise<'ended' | 'occupied' | 'gone'> {
+      const em = deps.orm.em.fork();
+      const room = await em.findOne(RoomSchema, { id: roomId, tenant: tenantId });
+      if (!room || room.status !== 'active') return 'gone';
+      if ((await presentParticipantIds(em, roomId)).size > 0) return 'occupied';
+      await deps.rooms.end(em, tenantId, roomId);
+      return 'ended';
+    },
+  };
+}
+
+export type RoomActivities = ReturnType<typeof createRoomActivities>;

@@ -1,0 +1,167 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ActiveRecording, ParticipantSummary, Role } from '../../generated/asyncapi.ts';
+import type { RoomAction, Sql } from './pg-bus.ts';
+
+// Presence lives in the database (realtime_connections), so every API instance agrees on who is in a room and a
+// crashed instance's sockets stop counting once their heartbeat is stale. The functions taking `Sql` run inside
+// the room's transaction (PgRoomBus.append), so what they read and the events they imply are consistent.
+
+/** An instance refreshes its rows this often... */
+export const HEARTBEAT_SECONDS = 10;
+/** ...and a row older than this belongs to a dead instance (the reaper removes it and announces the departure). */
+export const STALE_AFTER_SECONDS = 30;
+
+const LIVE = `heartbeat_at > now() - make_interval(secs => ${STALE_AFTER_SECONDS})`;
+
+/** Ids of the participants with a live WebSocket in the room, on any instance (`GET …/participants?active=true`). */
+export async function presentParticipantIds(em: EntityManager, roomId: string): Promise<Set<string>> {
+  const rows = await em
+    .getConnection()
+    .execute<{ participant_id: string }[]>(`select distinct participant_id from realtime_connections where room_id = ? and ${LIVE}`, [roomId]);
+  return new Set(rows.map((r) => r.participant_id));
+}
+
+export interface NewConnection {
+  id: string;
+  tenantId: string;
+  roomId: string;
+  participantId: string;
+  instanceId: string;
+}
+
+export type JoinOutcome =
+  | { ok: false; reason: 'room-ended' | 'participant-removed' }
+  | {
+      ok: true;
+      me: ParticipantSummary;
+      /** This is the participant's first live socket: it just became present. */
+      becamePresent: boolean;
+      participants: ParticipantSummary[];
+      raisedHands: string[];
+      recording: ActiveRecording | null;
+    };
+
+/** Records the socket and reads the room's state as the new member's snapshot. */
+export async function join(sql: Sql, c: NewConnection): Promise<JoinOutcome> {
+  const room = await sql.query<{ status: string }>('select status from rooms where id = $1', [c.roomId]);
+  if (room.rows[0]?.status !== 'active') return { ok: false, reason: 'room-ended' };
+  const me = await sql.query<ParticipantSummary & { removed: boolean }>(
+    'select id, display_name, role, removed_at is not null as removed from participants where id = $1 and room_id = $2',
+    [c.participantId, c.roomId],
+  );
+  if (!me.rows[0] || me.rows[0].removed) return { ok: false, reason: 'participant-removed' };
+  const before = await sql.query(`select 1 from realtime_connections where participant_id = $1 and ${LIVE} limit 1`, [c.participantId]);
+  await sql.query(
+    `insert into realtime_connections (id, tenant_id, room_id, participant_id, instance_id, connected_at, heartbeat_at)
+     values ($1, $2, $3, $4, $5, now(), now())`,
+    [c.id, c.tenantId, c.roomId, c.participantId, c.instanceId],
+  );
+  const participants = await sql.query<{ id: string; display_name: string; role: Role }>(
+    `select p.id, p.display_name, p.role from participants p
+     where p.id in (select participant_id from realtime_connections where room_id = $1 and ${LIVE})
+     order by p.joined_at, p.id`,
+    [c.roomId],
+  );
+  return {
+    ok: true,
+    me: summary(me.rows[0]),
+    becamePresent: before.rowCount === 0,
+    participants: participants.rows.map(summary),
+    raisedHands: await raisedHands(sql, c.roomId),
+    recording: await activeRecording(sql, c.roomId),
+  };
+}
+
+/** Forgets a closed socket; when it was the participant's last, the participant leaves (hand lowered first). */
+export async function leave(sql: Sql, connectionId: string, participantId: string): Promise<RoomAction[]> {
+  const gone = await sql.query('delete from realtime_connections where id = $1', [connectionId]);
+  // Already removed by a removal, the room's end or the reaper: whoever removed it announced the departure.
+  if (gone.rowCount === 0) return [];
+  const still = await sql.query(`select 1 from realtime_connections where participant_id = $1 and ${LIVE} limit 1`, [participantId]);
+  if (still.rowCount !== 0) return [];
+  return depart(sql, participantId);
+}
+
+/** A removed or replaced participant: its sockets stop counting now, before they are closed. */
+export async function removeParticipant(sql: Sql, participantId: string): Promise<{ wasPresent: boolean; actions: RoomAction[] }> {
+  const live = await sql.query(`select 1 from realtime_connections where participant_id = $1 and ${LIVE} limit 1`, [participantId]);
+  await sql.query('delete from realtime_connections where participant_id = $1', [participantId]);
+  if (live.rowCount === 0) {
+    await sql.query('delete from raised_hands where participant_id = $1', [participantId]);
+    return { wasPresent: false, actions: [] };
+  }
+  return { wasPresent: true, actions: await depart(sql, participantId) };
+}
+
+/** The room ended or was deleted: nobody is present any more. */
+export async function clearRoom(sql: Sql, roomId: string): Promise<void> {
+  await sql.query('delete from realtime_connections where room_id = $1', [roomId]);
+  await sql.query('delete from raised_hands where room_id = $1', [roomId]);
+}
+
+/** Removes the room's stale sockets (their instance died) and announces the participants who thereby left. */
+export async function reapRoom(sql: Sql, roomId: string): Promise<RoomAction[]> {
+  const stale = await sql.query<{ participant_id: string }>(
+    `delete from realtime_connections where room_id = $1 and not (${LIVE}) returning participant_id`,
+    [roomId],
+  );
+  const actions: RoomAction[] = [];
+  for (const participantId of new Set(stale.rows.map((r) => r.participant_id))) {
+    const still = await sql.query(`select 1 from realtime_connections where participant_id = $1 and ${LIVE} limit 1`, [participantId]);
+    if (still.rowCount === 0) actions.push(...(await depart(sql, participantId)));
+  }
+  return actions;
+}
+
+/** Rooms holding sockets whose instance stopped its heartbeat. */
+export async function roomsWithStaleConnections(sql: Sql): Promise<string[]> {
+  const { rows } = await sql.query<{ room_id: string }>(`select distinct room_id from realtime_connections where not (${LIVE}) limit 100`);
+  return rows.map((r) => r.room_id);
+}
+
+export async function heartbeat(sql: Sql, instanceId: string): Promise<void> {
+  await sql.query('update realtime_connections set heartbeat_at = now() where instance_id = $1', [instanceId]);
+}
+
+/** How many participants are present, for the empty-room timer. */
+export async function presentCount(sql: Sql, roomId: string): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(
+    `select count(distinct participant_id)::int as n from realtime_connections where room_id = $1 and ${LIVE}`,
+    [roomId],
+  );
+  return rows[0].n;
+}
+
+export async function isRoomActive(sql: Sql, roomId: string): Promise<boolean> {
+  const { rows } = await sql.query<{ status: string }>('select status from rooms where id = $1', [roomId]);
+  return rows[0]?.status === 'active';
+}
+
+async function depart(sql: Sql, participantId: string): Promise<RoomAction[]> {
+  const hand = await sql.query('delete from raised_hands where participant_id = $1', [participantId]);
+  const actions: RoomAction[] = [];
+  if (hand.rowCount) actions.push({ k: 'send', m: { event: 'hand.lowered', data: { participant_id: participantId } } });
+  actions.push({ k: 'send', m: { event: 'participant.left', data: { id: participantId } } });
+  return actions;
+}
+
+async function raisedHands(sql: Sql, roomId: string): Promise<string[]> {
+  const { rows } = await sql.query<{ participant_id: string }>(
+    'select participant_id from raised_hands where room_id = $1 order by raised_at, participant_id',
+    [roomId],
+  );
+  return rows.map((r) => r.participant_id);
+}
+
+async function activeRecording(sql: Sql, roomId: string): Promise<ActiveRecording | null> {
+  const { rows } = await sql.query<{ id: string; started_at: Date | null; created_at: Date }>(
+    `select id, started_at, created_at from recordings where room_id = $1 and status = 'recording' limit 1`,
+    [roomId],
+  );
+  const row = rows[0];
+  return row ? { recording_id: row.id, started_at: (row.started_at ?? row.created_at).toISOString() } : null;
+}
+
+function summary(row: { id: string; display_name: string; role: Role }): ParticipantSummary {
+  return { id: row.id, display_name: row.display_name, role: row.role };
+}

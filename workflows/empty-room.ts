@@ -1,0 +1,65 @@
+// The empty-room timer (DECISIONS §6): one workflow per room. While nobody is present it waits the tenant's
+// empty_room_timeout_minutes and then ends the room; a connect (a `presence` signal saying present) cancels the wait.
+// The API signals it on every change between "somebody present" and "nobody present" (src/realtime/empty-room-timer.ts).
+import { condition, continueAsNew, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { RoomActivities } from '../src/activities/rooms.ts';
+
+export const emptyRoomWorkflowId = (roomId: string) => `empty-room-${roomId}`;
+
+export interface PresenceSignal {
+  present: boolean;
+  /** The room's event number when the change happened; older signals (arriving late) are ignored. */
+  seq: number;
+}
+
+export const presenceSignal = defineSignal<[PresenceSignal]>('presence');
+/** The room ended or was deleted another way: nothing left to time. */
+export const roomClosedSignal = defineSignal('roomClosed');
+
+export interface EmptyRoomInput {
+  tenantId: string;
+  roomId: string;
+  /** Carried across continue-as-new. */
+  state?: PresenceSignal;
+}
+
+const { emptyRoomTimeoutMinutes, endEmptyRoom } = proxyActivities<RoomActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+// Keeps the history small for rooms that live long and see many comings and goings.
+const SIGNALS_BEFORE_CONTINUE_AS_NEW = 500;
+
+export async function emptyRoomWorkflow(input: EmptyRoomInput): Promise<'ended' | 'closed' | 'gone'> {
+  let state: PresenceSignal = input.state ?? { present: false, seq: -1 };
+  let closed = false;
+  let signals = 0;
+  setHandler(presenceSignal, (signal) => {
+    signals += 1;
+    if (signal.seq > state.seq) state = signal;
+  });
+  setHandler(roomClosedSignal, () => {
+    closed = true;
+  });
+
+  for (;;) {
+    if (closed) return 'closed';
+    if (signals >= SIGNALS_BEFORE_CONTINUE_AS_NEW) {
+      await continueAsNew<typeof emptyRoomWorkflow>({ tenantId: input.tenantId, roomId: input.roomId, state });
+    }
+    if (state.present) {
+      await condition(() => !state.present || closed || signals >= SIGNALS_BEFORE_CONTINUE_AS_NEW);
+      continue;
+    }
+    // Read each time the room becomes empty, so a changed tenant setting applies to the next wait.
+    const minutes = await emptyRoomTimeoutMinutes(input.tenantId);
+    if (minutes === null) return 'gone';
+    const seqAtStart = state.seq;
+    const interrupted = await condition(() => state.seq !== seqAtStart || closed, `${minutes} minutes`);
+    if (interrupted) continue;
+    // The activity checks the database too: a lost signal must not end a room people are in.
+    const outcome = await endEmptyRoom(input.tenantId, input.roomId);
+    if (outcome !== 'occupied') return outcome;
+  }
+}
