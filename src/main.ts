@@ -20,7 +20,7 @@ async function main(role: string | undefined): Promise<void> {
   onShutdown(logger, stops);
 
   if (role === 'api') stops.unshift(...(await runApi(config, logger, databaseUrl)));
-  else if (role === 'worker') stops.unshift(await runWorker(config, logger));
+  else if (role === 'worker') stops.unshift(await runWorker(config, logger, databaseUrl));
   else throw new Error(`Unknown role "${role ?? ''}": use "api" or "worker"`);
 }
 

@@ -1,3 +1,7 @@
 // Every workflow the worker registers is exported from here. Workflow code is deterministic: no Node built-ins,
-// no I/O; it calls activities (src/activities/) through proxyActivities.
+// no I/O; it calls activities (src/activities/) through proxyActivities. test/unit/workflow-determinism.test.ts
+// enforces the import rules.
+export { recordingAutoStopWorkflow } from './recording-autostop.ts';
+export { recordingIngestWorkflow } from './recording-ingest.ts';
+export { recordingRetentionWorkflow } from './recording-retention.ts';
 export { emptyRoomWorkflow } from './empty-room.ts';

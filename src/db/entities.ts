@@ -1,10 +1,11 @@
 // Every entity the ORM knows. A module adds its entity here and a migration in src/db/migrations/.
 import { ParticipantSchema } from '../modules/participants/participant.entity.ts';
+import { RecordingSchema } from '../modules/recordings/recording.entity.ts';
 import { RoomSchema } from '../modules/rooms/room.entity.ts';
 import { RefreshTokenSchema } from '../modules/auth/refresh-token.entity.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import { SigningKeySchema } from './signing-key.entity.ts';
 import { ChatMessageSchema, RaisedHandSchema, RealtimeConnectionSchema, RoomEventSequenceSchema } from '../realtime/realtime.entities.ts';
 
-export const ENTITIES = [TenantSchema, RefreshTokenSchema, SigningKeySchema, RoomSchema, ParticipantSchema,
+export const ENTITIES = [TenantSchema, RefreshTokenSchema, SigningKeySchema, RoomSchema, ParticipantSchema, RecordingSchema,
   RealtimeConnectionSchema, RaisedHandSchema, ChatMessageSchema, RoomEventSequenceSchema];

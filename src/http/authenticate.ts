@@ -80,6 +80,8 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
 
   return (access: OperationAccess): RequestHandler =>
     async (req, _res, next) => {
+      // The provider's webhook has no principal: its signature was checked on the raw body (upstream-signature.ts).
+      if (access.schemes.size === 1 && access.schemes.has('UpstreamSignature')) return next();
       req.principal = await resolve(req, access);
       next();
     };

@@ -6,17 +6,26 @@ import type { Logger } from '../logger.ts';
 import { LocalEventBus } from '../events/domain-events.ts';
 import { AuthService } from '../modules/auth/auth.service.ts';
 import { ParticipantService } from '../modules/participants/participant.service.ts';
+import { TemporalRecordingOrchestrator } from '../modules/recordings/recording-orchestrator.ts';
+import { RecordingService } from '../modules/recordings/recording.service.ts';
 import { RoomService } from '../modules/rooms/room.service.ts';
 import { TenantService } from '../modules/tenants/tenant.service.ts';
 import { SecretBox } from '../security/secret-box.ts';
 import { TokenService } from '../security/tokens.ts';
+import { S3ObjectStore, type ObjectStore } from '../storage/object-store.ts';
 import { createS3Client } from '../storage/s3-client.ts';
+import { createTemporalClient, type TemporalClient } from '../temporal/client.ts';
+import { createHttpUpstreamAdapter } from '../upstream/http-upstream-adapter.ts';
+import type { MediaProvider } from '../upstream/media-provider.ts';
 import { readinessChecks } from './readiness.ts';
 import type { AppDeps } from '../app.ts';
 
 export interface Services extends AppDeps {
   s3: S3Client;
   events: LocalEventBus;
+  store: ObjectStore;
+  provider: MediaProvider;
+  temporal: TemporalClient;
   close(): Promise<void>;
 }
 
@@ -32,6 +41,18 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
   const events = new LocalEventBus();
   const rooms = new RoomService({ tenants, events });
   const participants = new ParticipantService({ tenants, rooms, auth, events });
+  const store = new S3ObjectStore(s3, config.s3);
+  const provider = createHttpUpstreamAdapter({ baseUrl: config.upstream.apiUrl, apiKey: config.upstream.apiKey });
+  const temporal = createTemporalClient(config.temporal);
+  const orchestrator = new TemporalRecordingOrchestrator(temporal.client, config.temporal.taskQueue);
+  const recordings = new RecordingService({ provider, store, orchestrator, events, tenants, logger });
+  // Ending or deleting a room stops its recording (DECISIONS §6).
+  events.subscribe((event) => {
+    if (event.type !== 'room.ended' && event.type !== 'room.deleted') return;
+    recordings.stopForRoom(orm.em.fork(), event.roomId, event.type === 'room.deleted').catch((err: unknown) => {
+      logger.warn({ err, roomId: event.roomId }, 'could not stop the recording of an ended room');
+    });
+  });
   return {
     config,
     logger,
@@ -41,10 +62,15 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     auth,
     rooms,
     participants,
+    recordings,
     events,
+    store,
+    provider,
+    temporal,
     s3,
     readiness: readinessChecks({ config, orm, s3 }),
     async close() {
+      await temporal.close();
       s3.destroy();
       await orm.close();
     },

@@ -14,6 +14,8 @@ export interface TestApp {
   app: Express;
   services: Services;
   config: Config;
+  /** The fresh database's URL (for a worker process serving this app). */
+  databaseUrl: string;
   request: ReturnType<typeof supertest>;
   /** Every log line the app wrote, as text (to check that secrets never reach the logs). */
   logs: () => string;
@@ -52,6 +54,7 @@ export async function createTestApp(env: Record<string, string | undefined> = {}
     app,
     services,
     config,
+    databaseUrl: db.url,
     request: supertest(app),
     logs: () => logText,
     async close() {

@@ -1,10 +1,12 @@
 // Applied in this order; never edit a migration that has landed, add a new one (scripts/schema-diff.ts prints the SQL).
 import { Migration20261121Initial } from './20261121-initial.ts';
 import { Migration20261121RoomsParticipants } from './20261121-rooms-participants.ts';
+import { Migration20261121Recordings } from './20261121-recordings.ts';
 import { Migration20261121Websocket } from './20261121-websocket.ts';
 
 export const MIGRATIONS = [
   { name: '20261121-initial', class: Migration20261121Initial },
   { name: '20261121-rooms-participants', class: Migration20261121RoomsParticipants },
+  { name: '20261121-recordings', class: Migration20261121Recordings },
   { name: '20261121-websocket', class: Migration20261121Websocket },
 ];

@@ -1,0 +1,30 @@
+import express, { type RequestHandler } from 'express';
+import { verifyUpstreamSignature } from '../security/signatures.ts';
+import { UPSTREAM_SIGNATURE_HEADER } from '../upstream/protocol.ts';
+import { ApiError, validationError } from './errors.ts';
+
+/**
+ * Guards the media provider's webhook (DECISIONS §7): reads the raw bytes itself, checks `X-Upstream-Signature` (hex
+ * HMAC-SHA256, constant time) before anything parses them, and only then parses JSON. Mounted ahead of the JSON body
+ * parser and the OpenAPI validator, so a bad signature is 401 INVALID_SIGNATURE whatever the body holds.
+ */
+export function upstreamSignatureGuard(secret: string): RequestHandler[] {
+  return [
+    express.raw({ type: () => true, limit: '1mb' }),
+    (req, _res, next) => {
+      if (req.method !== 'POST') return next();
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      if (!verifyUpstreamSignature(secret, raw, req.get(UPSTREAM_SIGNATURE_HEADER))) {
+        return next(new ApiError('INVALID_SIGNATURE', `Missing or invalid ${UPSTREAM_SIGNATURE_HEADER}`));
+      }
+      req.rawBody = raw;
+      if (!req.is('application/json')) return next(); // the validator answers 415
+      try {
+        req.body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return next(validationError('/body', 'Request body is not valid JSON'));
+      }
+      next();
+    },
+  ];
+}

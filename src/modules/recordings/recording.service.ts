@@ -1,0 +1,308 @@
+// The rules of recordings (spec "States and transitions", DECISIONS §7): who may do what in which state. No req/res.
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7 } from 'uuid';
+import type { DomainEventPublisher } from '../../events/domain-events.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../http/principal.ts';
+import type { Logger } from '../../logger.ts';
+import type { ObjectStore } from '../../storage/object-store.ts';
+import { UpstreamError, type MediaProvider, type UpstreamRecording } from '../../upstream/media-provider.ts';
+import type { RecordingReadyNotification } from '../../upstream/protocol.ts';
+import type { RecordingSource } from '../../../workflows/shared.ts';
+import { roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
+import { RoomSchema, type Room } from '../rooms/room.entity.ts';
+import { TenantSchema } from '../tenants/tenant.entity.ts';
+import type { TenantService } from '../tenants/tenant.service.ts';
+import type { RecordingOrchestrator } from './recording-orchestrator.ts';
+import { providerFailure, stopRecording } from './recording-stop.ts';
+import { RecordingSchema, type Recording, type RecordingStatus } from './recording.entity.ts';
+
+export interface RecordingServiceDeps {
+  provider: MediaProvider;
+  store: ObjectStore;
+  orchestrator: RecordingOrchestrator;
+  events: DomainEventPublisher;
+  tenants: TenantService;
+  logger: Logger;
+}
+
+export type DownloadAnswer =
+  | { ready: true; recording: Recording; url: string; provider: string }
+  | { ready: false; recording: Recording; retryAfterSeconds: number };
+
+const HOST_ONLY = ['host'] as const;
+
+export class RecordingService {
+  readonly #deps: RecordingServiceDeps;
+
+  constructor(deps: RecordingServiceDeps) {
+    this.#deps = deps;
+  }
+
+  async start(em: EntityManager, principal: Principal, roomRef: string): Promise<Recording> {
+    const room = await roomForPrincipal(em, principal, roomRef, HOST_ONLY);
+    if (room.status === 'ended') throw new ApiError('ROOM_ENDED', 'The room has ended');
+    const tenant = await em.findOneOrFail(TenantSchema, { id: room.tenant.id });
+    if (!room.recordingEnabled && !this.#deps.tenants.effectiveConfig(tenant).force_recording) {
+      throw new ApiError('INVALID_STATE', 'Recording is not enabled for this room (config.recording_enabled is false)');
+    }
+    if (await this.#active(em, room.id)) throw inProgress();
+
+    const id = uuidv7();
+    // The durable timer exists before the recording does: if anything below fails, it finds nothing to stop.
+    await this.#temporal(() => this.#deps.orchestrator.startAutoStop(id, tenant.maxRecordingDurationMinutes));
+    let upstream: { upstreamRecordingId: string; startedAt: string };
+    try {
+      upstream = await this.#deps.provider.startRecording({ roomId: room.id, roomName: room.name });
+    } catch (err) {
+      void this.#signalStopped(id);
+      if (err instanceof UpstreamError && err.status === 409) throw inProgress();
+      throw providerFailure(err);
+    }
+    const recording = em.create(RecordingSchema, {
+      id,
+      tenant: room.tenant,
+      room,
+      status: 'recording',
+      upstreamRecordingId: upstream.upstreamRecordingId,
+      startedAt: new Date(upstream.startedAt),
+    });
+    try {
+      await em.flush();
+    } catch (err) {
+      if (!(err instanceof UniqueConstraintViolationException)) throw err;
+      // Another start won the race: undo ours at the provider.
+      await this.#deps.provider.stopRecording(upstream.upstreamRecordingId).catch(() => {});
+      void this.#signalStopped(id);
+      throw inProgress();
+    }
+    await this.#deps.events.publish({
+      type: 'recording.started',
+      tenantId: recording.tenant.id,
+      roomId: room.id,
+      recordingId: id,
+      startedAt: recording.startedAt!.toISOString(),
+    });
+    return recording;
+  }
+
+  async stop(em: EntityManager, principal: Principal, roomRef: string): Promise<Recording> {
+    const room = await roomForPrincipal(em, principal, roomRef, HOST_ONLY);
+    const active = await this.#active(em, room.id);
+    if (!active) throw new ApiError('NO_ACTIVE_RECORDING', 'The room has no active recording');
+    const stopped = await stopRecording(em, this.#deps, active);
+    void this.#signalStopped(stopped.id);
+    return stopped;
+  }
+
+  /** Room ended or deleted (DECISIONS §6): stop what is recording it, here or, for a deleted room, at the provider. */
+  async stopForRoom(em: EntityManager, roomId: string, roomDeleted: boolean): Promise<void> {
+    const active = await this.#active(em, roomId);
+    if (active) {
+      await stopRecording(em, this.#deps, active);
+      void this.#signalStopped(active.id);
+      return;
+    }
+    // A deleted room took its rows with it (cascade): only the provider still knows what records it.
+    if (!roomDeleted) return;
+    const upstream = await this.#deps.provider.listRecordings(roomId);
+    for (const recording of upstream.filter((r) => r.status === 'recording')) {
+      await this.#deps.provider.stopRecording(recording.id);
+    }
+  }
+
+  /** Imports the provider's recordings of the room that Convene does not know yet (e.g. auto-recorded ones). */
+  async sync(em: EntityManager, principal: Principal, roomRef: string): Promise<Recording[]> {
+    const room = await roomForPrincipal(em, principal, roomRef);
+    let upstream: UpstreamRecording[];
+    try {
+      upstream = await this.#deps.provider.listRecordings(room.id);
+    } catch (err) {
+      throw providerFailure(err);
+    }
+    const known = new Set(
+      (await em.find(RecordingSchema, { upstreamRecordingId: { $in: upstream.map((u) => u.id) } }, { fields: ['upstreamRecordingId'] })).map(
+        (r) => r.upstreamRecordingId,
+      ),
+    );
+    const imported: Recording[] = [];
+    for (const remote of upstream.filter((u) => !known.has(u.id))) {
+      if (remote.status === 'recording' && (await this.#active(em, room.id))) continue; // one active recording per room
+      const recording = await this.#import(em, room, remote.id, {
+        status: remote.status === 'ready' ? 'processing' : remote.status,
+        startedAt: new Date(remote.startedAt),
+        stoppedAt: remote.stoppedAt ? new Date(remote.stoppedAt) : null,
+        durationSeconds: remote.durationSeconds ?? null,
+      });
+      if (!recording.imported) continue;
+      imported.push(recording.recording);
+      if (remote.status === 'ready' && remote.url) {
+        await this.#temporal(() => this.#deps.orchestrator.startIngestion(recording.recording.id, sourceOf(remote)));
+      }
+    }
+    return imported;
+  }
+
+  async list(em: EntityManager, principal: Principal, page: { limit: number; offset: number }) {
+    const [items, total] = await em.findAndCount(
+      RecordingSchema,
+      { tenant: tenantOf(principal), deleted: false },
+      { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: page.limit, offset: page.offset },
+    );
+    return { items, total };
+  }
+
+  async get(em: EntityManager, principal: Principal, id: string): Promise<Recording> {
+    const recording = await em.findOne(RecordingSchema, { id, tenant: tenantOf(principal), deleted: false }, { populate: ['room'] });
+    if (!recording) throw notFound('Recording');
+    return recording;
+  }
+
+  async download(em: EntityManager, principal: Principal, id: string): Promise<DownloadAnswer> {
+    const recording = await this.get(em, principal, id);
+    if (recording.status === 'recording' || recording.status === 'processing') {
+      return { ready: false, recording, retryAfterSeconds: recording.status === 'recording' ? 30 : 10 };
+    }
+    if (recording.status === 'failed' || !recording.objectKey || !recording.storageBucket) {
+      throw new ApiError('INVALID_STATE', 'The recording failed to process; there is nothing to download');
+    }
+    const url = await this.#deps.store.presignGet(
+      { bucket: recording.storageBucket, key: recording.objectKey },
+      { expiresInSeconds: 3600, fileName: recording.objectKey.split('/').pop() },
+    );
+    return { ready: true, recording, url, provider: this.#deps.store.provider };
+  }
+
+  async archive(em: EntityManager, principal: Principal, id: string): Promise<Recording> {
+    const recording = await this.get(em, principal, id);
+    if (recording.status !== 'ready' || recording.storageTier !== 'primary' || !recording.objectKey) {
+      throw new ApiError('INVALID_STATE', `Only a ready recording in primary storage can be archived (this one is ${recording.status})`);
+    }
+    let location;
+    try {
+      location = await this.#deps.store.archive(recording.objectKey);
+    } catch (err) {
+      this.#deps.logger.error({ err, recordingId: id }, 'archive failed');
+      throw new ApiError('SERVICE_UNAVAILABLE', 'The object store failed to archive the recording; retry later', { headers: { 'Retry-After': '5' } });
+    }
+    recording.status = 'archived';
+    recording.storageTier = 'archive';
+    recording.storageBucket = location.bucket;
+    recording.archivedAt = new Date();
+    await em.flush();
+    return recording;
+  }
+
+  async recover(em: EntityManager, principal: Principal, id: string): Promise<Recording> {
+    const recording = await this.get(em, principal, id);
+    if (recording.status !== 'processing' || !recording.upstreamRecordingId) {
+      throw new ApiError(
+        'INVALID_STATE',
+        recording.status !== 'processing'
+          ? `Only a processing recording can be recovered (this one is ${recording.status})`
+          : 'The recording has no upstream recording id to recover from',
+      );
+    }
+    // No source: the workflow asks the provider for a fresh download URL. A stuck run is replaced.
+    await this.#temporal(() => this.#deps.orchestrator.startIngestion(recording.id, undefined, { restart: true }));
+    return recording;
+  }
+
+  async softDelete(em: EntityManager, principal: Principal, id: string): Promise<Recording> {
+    const recording = await this.get(em, principal, id);
+    recording.deleted = true;
+    recording.deletedAt = new Date();
+    await em.flush();
+    return recording;
+  }
+
+  /**
+   * The provider's `recording.ready` (signature already verified): import the recording when unknown, then start its
+   * ingestion. A duplicate notification starts nothing new (the workflow id is the recording's).
+   */
+  async acceptReady(em: EntityManager, notification: RecordingReadyNotification): Promise<Recording> {
+    const room = await em.findOne(RoomSchema, { id: notification.meeting_id });
+    if (!room) throw notFound('Room');
+    let recording = await em.findOne(RecordingSchema, { upstreamRecordingId: notification.recording_id });
+    if (!recording) {
+      recording = (
+        await this.#import(em, room, notification.recording_id, {
+          status: 'processing',
+          startedAt: null,
+          stoppedAt: null,
+          durationSeconds: notification.duration_seconds,
+        })
+      ).recording;
+    } else if (recording.room.id !== room.id) {
+      throw notFound('Recording');
+    }
+    if (recording.status === 'recording') {
+      // The provider stopped it on its own (e.g. a limit of its own): it is processing now.
+      recording.status = 'processing';
+      recording.stoppedAt = new Date();
+      await em.flush();
+      void this.#signalStopped(recording.id);
+    }
+    if (recording.status === 'ready' || recording.status === 'archived' || recording.purgedAt) return recording;
+    const source: RecordingSource = {
+      url: notification.url,
+      contentType: notification.content_type,
+      durationSeconds: notification.duration_seconds,
+      sizeBytes: notification.size_bytes,
+    };
+    await this.#temporal(() => this.#deps.orchestrator.startIngestion(recording.id, source));
+    return recording;
+  }
+
+  #active(em: EntityManager, roomId: string): Promise<Recording | null> {
+    return em.findOne(RecordingSchema, { room: roomId, status: 'recording' });
+  }
+
+  /** Creates a row for a provider recording; when a concurrent request imported it first, returns that one. */
+  async #import(
+    em: EntityManager,
+    room: Room,
+    upstreamRecordingId: string,
+    fields: { status: RecordingStatus; startedAt: Date | null; stoppedAt: Date | null; durationSeconds: number | null },
+  ): Promise<{ recording: Recording; imported: boolean }> {
+    const recording = em.create(RecordingSchema, { id: uuidv7(), tenant: room.tenant, room, upstreamRecordingId, ...fields });
+    try {
+      await em.flush();
+      return { recording, imported: true };
+    } catch (err) {
+      if (!(err instanceof UniqueConstraintViolationException)) throw err;
+      em.clear();
+      const existing = await em.findOne(RecordingSchema, { upstreamRecordingId });
+      if (!existing) throw err;
+      return { recording: existing, imported: false };
+    }
+  }
+
+  async #temporal<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      this.#deps.logger.error({ err }, 'Temporal call failed');
+      throw new ApiError('SERVICE_UNAVAILABLE', 'The workflow service is unavailable; retry later', { headers: { 'Retry-After': '5' } });
+    }
+  }
+
+  /** Best effort: the auto-stop timer also checks the recording's state before stopping anything. */
+  async #signalStopped(recordingId: string): Promise<void> {
+    await this.#deps.orchestrator.recordingStopped(recordingId).catch((err: unknown) => {
+      this.#deps.logger.warn({ err, recordingId }, 'could not signal the auto-stop timer');
+    });
+  }
+}
+
+const inProgress = () => new ApiError('RECORDING_IN_PROGRESS', 'The room is already being recorded');
+
+function sourceOf(remote: UpstreamRecording): RecordingSource {
+  return {
+    url: remote.url!,
+    contentType: remote.contentType ?? 'application/octet-stream',
+    durationSeconds: remote.durationSeconds ?? null,
+    sizeBytes: remote.sizeBytes ?? null,
+  };
+}

@@ -1,0 +1,49 @@
+// What the API (client), the worker and the workflows agree on: the task queue, workflow ids and signals.
+// Workflow ids derive from the resource they act on, so a second start for the same resource finds the first.
+import { defineSignal } from '@temporalio/workflow';
+
+/** Default task queue (TEMPORAL_TASK_QUEUE overrides it; the worker and the API read the same setting). */
+export const DEFAULT_TASK_QUEUE = 'convene';
+
+/** Download from the provider, store in S3, mark `ready` (or `failed`). One per recording at a time. */
+export const recordingIngestWorkflowId = (recordingId: string) => `recording-ingest-${recordingId}`;
+/** Stops a recording at the tenant's max_recording_duration_minutes unless it is stopped first. */
+export const recordingAutoStopWorkflowId = (recordingId: string) => `recording-autostop-${recordingId}`;
+/** Purges a recording's stored file once the tenant's recording_retention_days have passed. */
+export const recordingRetentionWorkflowId = (recordingId: string) => `recording-retention-${recordingId}`;
+
+/** Sent by Stop Recording to the auto-stop workflow, which then ends without stopping anything. */
+export const recordingStoppedSignal = defineSignal('recordingStopped');
+
+/** What a `recording.ready` notification (or the provider, on Recover) says about the file to fetch. */
+export interface RecordingSource {
+  url: string;
+  contentType: string;
+  durationSeconds: number | null;
+  sizeBytes: number | null;
+}
+
+export interface IngestRecordingInput {
+  recordingId: string;
+  /** Absent on Recover: the workflow asks the provider for a fresh download URL. */
+  source?: RecordingSource;
+}
+
+export interface AutoStopInput {
+  recordingId: string;
+  maxDurationMinutes: number;
+}
+
+export interface RetentionInput {
+  recordingId: string;
+}
+
+/** Error types activities throw that retrying cannot fix. */
+export const NON_RETRYABLE = {
+  /** The recording row is gone (room or tenant deleted). */
+  recordingGone: 'RecordingGone',
+  /** The temporary URL is expired or refused (4xx): a fresh one from the provider may work. */
+  sourceRefused: 'SourceRefused',
+  /** The provider says the recording failed or does not exist. */
+  providerGaveUp: 'ProviderGaveUp',
+} as const;
