@@ -1,7 +1,7 @@
 // The empty-room timer (DECISIONS §6): one workflow per room. While nobody is present it waits the tenant's
 // empty_room_timeout_minutes and then ends the room; a connect (a `presence` signal saying present) cancels the wait.
 // The API signals it on every change between "somebody present" and "nobody present" (src/realtime/empty-room-timer.ts).
-import { condition, continueAsNew, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { RoomActivities } from '../src/activities/rooms.ts';
 
 export const emptyRoomWorkflowId = (roomId: string) => `empty-room-${roomId}`;
@@ -15,6 +15,9 @@ export interface PresenceSignal {
 export const presenceSignal = defineSignal<[PresenceSignal]>('presence');
 /** The room ended or was deleted another way: nothing left to time. */
 export const roomClosedSignal = defineSignal('roomClosed');
+
+/** What the workflow believes, and whether its timer is running (tests wait on it before skipping time). */
+export const emptyRoomStateQuery = defineQuery<PresenceSignal & { timing: boolean }>('emptyRoomState');
 
 export interface EmptyRoomInput {
   tenantId: string;
@@ -35,6 +38,8 @@ export async function emptyRoomWorkflow(input: EmptyRoomInput): Promise<'ended' 
   let state: PresenceSignal = input.state ?? { present: false, seq: -1 };
   let closed = false;
   let signals = 0;
+  let timing = false;
+  setHandler(emptyRoomStateQuery, () => ({ ...state, timing }));
   setHandler(presenceSignal, (signal) => {
     signals += 1;
     if (signal.seq > state.seq) state = signal;
@@ -56,7 +61,9 @@ export async function emptyRoomWorkflow(input: EmptyRoomInput): Promise<'ended' 
     const minutes = await emptyRoomTimeoutMinutes(input.tenantId);
     if (minutes === null) return 'gone';
     const seqAtStart = state.seq;
+    timing = true;
     const interrupted = await condition(() => state.seq !== seqAtStart || closed, `${minutes} minutes`);
+    timing = false;
     if (interrupted) continue;
     // The activity checks the database too: a lost signal must not end a room people are in.
     const outcome = await endEmptyRoom(input.tenantId, input.roomId);

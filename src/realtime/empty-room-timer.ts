@@ -8,6 +8,8 @@ export interface EmptyRoomTimer {
   presenceChanged(tenantId: string, roomId: string, present: boolean, seq: number): Promise<void>;
   /** The room ended or was deleted. */
   roomClosed(roomId: string): Promise<void>;
+  /** Cancels calls still in flight (shutdown). */
+  close(): Promise<void>;
 }
 
 export interface TemporalEmptyRoomTimerOptions {
@@ -23,32 +25,48 @@ export interface TemporalEmptyRoomTimerOptions {
  */
 export class TemporalEmptyRoomTimer implements EmptyRoomTimer {
   private readonly options: TemporalEmptyRoomTimerOptions;
+  // Calls are fire-and-forget for their callers; close() cancels those still retrying against an absent Temporal.
+  private readonly abort = new AbortController();
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(options: TemporalEmptyRoomTimerOptions) {
     this.options = options;
   }
 
+  async close(): Promise<void> {
+    this.abort.abort();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private call(fn: (client: Client) => Promise<unknown>): Promise<unknown> {
+    if (this.abort.signal.aborted) return Promise.reject(new Error('empty-room timer closed'));
+    const client = this.options.client;
+    const p = client.withAbortSignal(this.abort.signal, () => fn(client));
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p)).catch(() => {});
+    return p;
+  }
+
   async presenceChanged(tenantId: string, roomId: string, present: boolean, seq: number): Promise<void> {
     try {
-      const client = this.options.client;
-      await client.workflow.signalWithStart(emptyRoomWorkflow, {
+      await this.call((client) => client.workflow.signalWithStart(emptyRoomWorkflow, {
         workflowId: emptyRoomWorkflowId(roomId),
         taskQueue: this.options.taskQueue,
         args: [{ tenantId, roomId }],
         signal: presenceSignal,
         signalArgs: [{ present, seq }],
-      });
+      }));
     } catch (err) {
+      if (this.abort.signal.aborted) return;
       this.options.logger.error({ err, roomId }, 'could not signal the empty-room timer');
     }
   }
 
   async roomClosed(roomId: string): Promise<void> {
     try {
-      const client = this.options.client;
-      await client.workflow.getHandle(emptyRoomWorkflowId(roomId)).signal(roomClosedSignal);
+      await this.call((client) => client.workflow.getHandle(emptyRoomWorkflowId(roomId)).signal(roomClosedSignal));
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return;
+      if (err instanceof WorkflowNotFoundError || this.abort.signal.aborted) return;
       this.options.logger.error({ err, roomId }, 'could not stop the empty-room timer');
     }
   }

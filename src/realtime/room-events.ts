@@ -35,8 +35,10 @@ export class RealtimeEventPublisher extends LocalEventBus {
     const send = (m: Extract<RoomAction, { k: 'send' }>['m']): RoomAction => ({ k: 'send', m });
     switch (event.type) {
       case 'room.created':
-        // Empty from creation: the timer starts now (DECISIONS §6).
-        return this.timer.presenceChanged(event.tenantId, event.roomId, false, 0);
+        // Empty from creation: the timer starts now (DECISIONS §6). Timer calls are not awaited: a slow Temporal
+        // must not slow the request (they log their own failures, and `seq` orders late signals).
+        void this.timer.presenceChanged(event.tenantId, event.roomId, false, 0);
+        return;
       case 'participant.added':
         return; // announced as participant.joined when its socket opens
       case 'participant.removed': {
@@ -52,7 +54,7 @@ export class RealtimeEventPublisher extends LocalEventBus {
           const nowEmpty = removal.wasPresent && (await presence.isRoomActive(sql, event.roomId)) && (await presence.presentCount(sql, event.roomId)) === 0;
           return { actions, result: nowEmpty };
         });
-        if (result) await this.timer.presenceChanged(event.tenantId, event.roomId, false, seq);
+        if (result) void this.timer.presenceChanged(event.tenantId, event.roomId, false, seq);
         return;
       }
       case 'room.ended':
@@ -66,7 +68,8 @@ export class RealtimeEventPublisher extends LocalEventBus {
           };
         });
         if (event.type === 'room.deleted') await this.bus.forget(event.roomId);
-        return this.timer.roomClosed(event.roomId);
+        void this.timer.roomClosed(event.roomId);
+        return;
       }
       case 'recording.started':
       case 'recording.stopped': {

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.ts';
 import { attachGateway, type Gateway, type GatewayOptions } from '../../src/realtime/gateway.ts';
+import type { EmptyRoomTimer } from '../../src/realtime/empty-room-timer.ts';
 import type { Services } from '../../src/services/container.ts';
 
 export interface RealtimeServer {
@@ -14,7 +15,10 @@ export interface RealtimeServer {
 }
 
 /** The app and the WebSocket gateway on one HTTP server, listening on a free port, as `main.ts api` assembles them. */
-export async function startRealtimeServer(services: Services, options: GatewayOptions = {}): Promise<RealtimeServer> {
+export async function startRealtimeServer(
+  services: Services,
+  options: GatewayOptions & { timer?: EmptyRoomTimer } = {},
+): Promise<RealtimeServer> {
   const server = createServer(createApp(services));
   const gateway = attachGateway(
     server,
@@ -24,7 +28,7 @@ export async function startRealtimeServer(services: Services, options: GatewayOp
       tenants: services.tenants,
       wsOriginPatterns: services.config.wsOriginPatterns,
       bus: services.roomBus,
-      timer: services.emptyRoomTimer,
+      timer: options.timer ?? services.emptyRoomTimer,
       logger: services.logger,
     },
     options,
