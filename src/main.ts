@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { attachGateway } from './realtime/gateway.ts';
 import { createServices } from './services/container.ts';
 import { ensureBuckets } from './storage/s3-client.ts';
 import { runWorker } from './worker.ts';
@@ -32,12 +33,25 @@ async function runApi(config: Config, logger: Logger, databaseUrl: string): Prom
     server.once('error', reject);
     server.listen(config.port, resolve);
   });
+  const gateway = attachGateway(server, {
+    orm: services.orm,
+    tokens: services.tokens,
+    tenants: services.tenants,
+    wsOriginPatterns: config.wsOriginPatterns,
+    bus: services.roomBus,
+    timer: services.emptyRoomTimer,
+    logger,
+  });
+  await services.roomBus.listen();
   logger.info({ port: config.port, url: config.publicBaseUrl }, 'Convene API listening');
-  const stopServer: Stop = () =>
-    new Promise((resolve) => {
+  const stopServer: Stop = async () => {
+    // Sockets first, with 1001, so their departures are recorded while the database is still there.
+    await gateway.close();
+    await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
+  };
   return [stopServer, () => services.close()];
 }
 

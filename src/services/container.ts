@@ -3,7 +3,6 @@ import type { Config } from '../config.ts';
 import { openDatabase, type Orm } from '../db/orm.ts';
 import { loadSigningKeys } from '../db/signing-keys.ts';
 import type { Logger } from '../logger.ts';
-import { LocalEventBus } from '../events/domain-events.ts';
 import { AuthService } from '../modules/auth/auth.service.ts';
 import { ParticipantService } from '../modules/participants/participant.service.ts';
 import { TemporalRecordingOrchestrator } from '../modules/recordings/recording-orchestrator.ts';
@@ -12,6 +11,10 @@ import { RoomService } from '../modules/rooms/room.service.ts';
 import { TenantService } from '../modules/tenants/tenant.service.ts';
 import { SecretBox } from '../security/secret-box.ts';
 import { TokenService } from '../security/tokens.ts';
+import { TemporalEmptyRoomTimer, type EmptyRoomTimer } from '../realtime/empty-room-timer.ts';
+import { PgRoomBus } from '../realtime/pg-bus.ts';
+import { presentParticipantIds } from '../realtime/presence.ts';
+import { RealtimeEventPublisher } from '../realtime/room-events.ts';
 import { S3ObjectStore, type ObjectStore } from '../storage/object-store.ts';
 import { createS3Client } from '../storage/s3-client.ts';
 import { createTemporalClient, type TemporalClient } from '../temporal/client.ts';
@@ -22,7 +25,10 @@ import type { AppDeps } from '../app.ts';
 
 export interface Services extends AppDeps {
   s3: S3Client;
-  events: LocalEventBus;
+  events: RealtimeEventPublisher;
+  /** Room events across API instances (LISTEN/NOTIFY); the api role calls roomBus.listen(). */
+  roomBus: PgRoomBus;
+  emptyRoomTimer: EmptyRoomTimer;
   store: ObjectStore;
   provider: MediaProvider;
   temporal: TemporalClient;
@@ -38,12 +44,14 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
   const tenants = new TenantService({ secretBox, production: config.nodeEnv === 'production' });
   const auth = new AuthService(tokens, config.tokens);
   const s3 = createS3Client(config.s3);
-  const events = new LocalEventBus();
+  const roomBus = new PgRoomBus({ databaseUrl, logger });
+  const temporal = createTemporalClient(config.temporal);
+  const emptyRoomTimer = new TemporalEmptyRoomTimer({ client: temporal.client, taskQueue: config.temporal.taskQueue, logger });
+  const events = new RealtimeEventPublisher({ bus: roomBus, timer: emptyRoomTimer, logger });
   const rooms = new RoomService({ tenants, events });
-  const participants = new ParticipantService({ tenants, rooms, auth, events });
+  const participants = new ParticipantService({ tenants, rooms, auth, events, presentIn: presentParticipantIds });
   const store = new S3ObjectStore(s3, config.s3);
   const provider = createHttpUpstreamAdapter({ baseUrl: config.upstream.apiUrl, apiKey: config.upstream.apiKey });
-  const temporal = createTemporalClient(config.temporal);
   const orchestrator = new TemporalRecordingOrchestrator(temporal.client, config.temporal.taskQueue);
   const recordings = new RecordingService({ provider, store, orchestrator, events, tenants, logger });
   // Ending or deleting a room stops its recording (DECISIONS §6).
@@ -67,11 +75,15 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     store,
     provider,
     temporal,
+    roomBus,
+    emptyRoomTimer,
     s3,
     readiness: readinessChecks({ config, orm, s3 }),
     async close() {
+      await emptyRoomTimer.close();
       await temporal.close();
       s3.destroy();
+      await roomBus.close();
       await orm.close();
     },
   };
