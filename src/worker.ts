@@ -1,10 +1,17 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { createActivities } from './activities/index.ts';
+import { createRoomActivities } from './activities/rooms.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/orm.ts';
-import { LocalEventBus } from './events/domain-events.ts';
 import type { Logger } from './logger.ts';
+import { RoomService } from './modules/rooms/room.service.ts';
+import { TenantService } from './modules/tenants/tenant.service.ts';
+import { TemporalEmptyRoomTimer } from './realtime/empty-room-timer.ts';
+import { PgRoomBus } from './realtime/pg-bus.ts';
+import { RealtimeEventPublisher } from './realtime/room-events.ts';
+import { SecretBox } from './security/secret-box.ts';
+import { createTemporalClient } from './temporal/client.ts';
 import { S3ObjectStore } from './storage/object-store.ts';
 import { createS3Client, ensureBuckets } from './storage/s3-client.ts';
 import { createHttpUpstreamAdapter } from './upstream/http-upstream-adapter.ts';
@@ -22,13 +29,18 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
   const orm = await openDatabase(databaseUrl, logger);
   const s3 = createS3Client(config.s3);
   await ensureBuckets(s3, config.s3);
+  // Events produced here (a room ended by its empty-room timer, a recording stopped by its duration limit) reach the
+  // sockets in the API processes through the same PostgreSQL bus; the worker only publishes, it never listens.
+  const roomBus = new PgRoomBus({ databaseUrl, logger, poolSize: 2 });
+  const temporal = createTemporalClient(config.temporal);
+  const emptyRoomTimer = new TemporalEmptyRoomTimer({ client: temporal.client, taskQueue: config.temporal.taskQueue, logger });
+  const events = new RealtimeEventPublisher({ bus: roomBus, timer: emptyRoomTimer, logger });
+  const tenants = new TenantService({ secretBox: new SecretBox(config.secretsKey), production: config.nodeEnv === 'production' });
   const activities = createActivities({
     orm,
     store: new S3ObjectStore(s3, config.s3),
     provider: createHttpUpstreamAdapter({ baseUrl: config.upstream.apiUrl, apiKey: config.upstream.apiKey }),
-    // TODO(realtime issue): a cross-process publisher, so recording.stopped from the auto-stop timer reaches the
-    // WebSocket layer in the API processes. In-process, nobody in the worker listens.
-    events: new LocalEventBus(),
+    events,
     logger,
   });
   const connection = await NativeConnection.connect({ address: config.temporal.address });
@@ -37,7 +49,7 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowsPath: WORKFLOWS_PATH,
-    activities,
+    activities: { ...activities, ...createRoomActivities({ orm, tenants, rooms: new RoomService({ tenants, events }) }) },
   });
   const running = worker.run();
   logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address }, 'Convene worker polling');
@@ -46,6 +58,9 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
     await running;
     await connection.close();
     s3.destroy();
+    await emptyRoomTimer.close();
+    await temporal.close();
+    await roomBus.close();
     await orm.close();
   };
 }
