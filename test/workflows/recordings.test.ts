@@ -1,0 +1,181 @@
+// The recording workflows with real activities (PostgreSQL, SeaweedFS, the development media server) on Temporal's
+// time-skipping test server: a 2-hour auto-stop and a 7-day retention run in seconds, and so does a retry schedule.
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { v7 as uuidv7 } from 'uuid';
+import { ensureTool } from '../../scripts/tools.ts';
+import { createActivities } from '../../src/activities/index.ts';
+import { LocalEventBus, type DomainEvent } from '../../src/events/domain-events.ts';
+import { RecordingSchema } from '../../src/modules/recordings/recording.entity.ts';
+import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
+import { WORKFLOWS_PATH } from '../../src/worker.ts';
+import {
+  recordingAutoStopWorkflowId,
+  recordingIngestWorkflowId,
+  recordingRetentionWorkflowId,
+  recordingStoppedSignal,
+} from '../../workflows/shared.ts';
+import { createRoom, createTenant, patchConfig, type TenantFixture } from '../helpers/fixtures.ts';
+import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+let env: TestWorkflowEnvironment;
+let t: TestApp;
+let media: DevMediaServer;
+let worker: Worker;
+let running: Promise<void>;
+let tenant: TenantFixture;
+let roomId: string;
+const taskQueue = `recordings-wf-${randomUUID()}`;
+const published: DomainEvent[] = [];
+
+beforeAll(async () => {
+  try {
+    // The failures below are on purpose: keep the SDK's warnings about them out of the test output.
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // Already installed by another test file in this jest worker.
+  }
+  const path = await ensureTool('temporal-test-server');
+  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  media = await startDevMediaServer({ webhookSecret: 'wf-test-secret', autoNotify: false, processingDelayMs: 0 });
+  t = await createTestApp({ UPSTREAM_API_URL: media.url });
+  tenant = await createTenant(t);
+  roomId = (await createRoom(t, tenant, { config: { recording_enabled: true } })).id;
+  const events = new LocalEventBus();
+  events.subscribe((event) => published.push(event));
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowsPath: WORKFLOWS_PATH,
+    activities: createActivities({
+      orm: t.services.orm,
+      store: t.services.store,
+      provider: createHttpUpstreamAdapter({ baseUrl: media.url }),
+      events,
+      logger: t.services.logger,
+    }),
+  });
+  running = worker.run();
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await env?.teardown();
+  await media?.stop();
+  await t?.close();
+});
+
+async function insertRecording(fields: Partial<Parameters<typeof t.services.orm.em.create<typeof RecordingSchema>>[1]>) {
+  const em = t.services.orm.em.fork();
+  const recording = em.create(RecordingSchema, { id: uuidv7(), tenant: tenant.id, room: roomId, status: 'recording', ...fields });
+  await em.flush();
+  return recording;
+}
+const reload = (id: string) => t.services.orm.em.fork().findOneOrFail(RecordingSchema, { id });
+
+test('a recording nobody stops is stopped at max_recording_duration_minutes, two hours later in seconds', async () => {
+  const upstream = await createHttpUpstreamAdapter({ baseUrl: media.url }).startRecording({ roomId });
+  const recording = await insertRecording({ upstreamRecordingId: upstream.upstreamRecordingId, startedAt: new Date(upstream.startedAt) });
+  const before = await env.currentTimeMs();
+  const wallStart = Date.now();
+
+  const handle = await env.client.workflow.start('recordingAutoStopWorkflow', {
+    taskQueue,
+    workflowId: recordingAutoStopWorkflowId(recording.id),
+    args: [{ recordingId: recording.id, maxDurationMinutes: 120 }],
+  });
+  await env.sleep(119 * MINUTE);
+  expect((await reload(recording.id)).status).toBe('recording'); // a minute before the limit: still recording
+
+  expect(await handle.result()).toEqual({ autoStopped: true });
+  expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(120 * MINUTE);
+  expect(Date.now() - wallStart).toBeLessThan(30_000);
+  const row = await reload(recording.id);
+  expect(row.status).toBe('processing');
+  expect(row.stoppedAt).toBeInstanceOf(Date);
+  expect(media.getRecording(upstream.upstreamRecordingId)!.status).not.toBe('recording');
+  expect(published).toContainEqual({ type: 'recording.stopped', tenantId: tenant.id, roomId, recordingId: recording.id });
+});
+
+test('a recording stopped in time is left alone: the stop signal ends the timer', async () => {
+  const recording = await insertRecording({ upstreamRecordingId: null, startedAt: new Date() });
+  const handle = await env.client.workflow.start('recordingAutoStopWorkflow', {
+    taskQueue,
+    workflowId: recordingAutoStopWorkflowId(recording.id),
+    args: [{ recordingId: recording.id, maxDurationMinutes: 120 }],
+  });
+  await handle.signal(recordingStoppedSignal);
+  expect(await handle.result()).toEqual({ autoStopped: false });
+  expect((await reload(recording.id)).status).toBe('recording');
+});
+
+test('retention purges the stored file and marks the recording deleted after recording_retention_days', async () => {
+  await patchConfig(t, tenant, { recording_retention_days: 7 });
+  const recording = await insertRecording({ status: 'ready' });
+  const key = `recordings/${tenant.id}/${recording.id}.wav`;
+  const { store } = t.services;
+  const stored = await store.upload({ key, body: Readable.from([Buffer.from('RIFF....WAVE')]), contentType: 'audio/wav' });
+  // Created "now" on the test server's clock (which earlier tests have moved ahead): retention counts from here.
+  const createdAt = new Date(await env.currentTimeMs());
+  await t.services.orm.em.fork().nativeUpdate(
+    RecordingSchema,
+    { id: recording.id },
+    { createdAt, storageTier: 'primary', storageBucket: stored.bucket, objectKey: key, sizeBytes: stored.sizeBytes },
+  );
+
+  const handle = await env.client.workflow.start('recordingRetentionWorkflow', {
+    taskQueue,
+    workflowId: recordingRetentionWorkflowId(recording.id),
+    args: [{ recordingId: recording.id }],
+  });
+  await env.sleep(6 * DAY);
+  expect(await store.head({ bucket: stored.bucket, key })).not.toBeNull(); // a day before the deadline: kept
+  expect((await reload(recording.id)).purgedAt).toBeNull();
+
+  expect(await handle.result()).toEqual({ purged: true });
+  expect((await env.currentTimeMs()) - createdAt.getTime()).toBeGreaterThanOrEqual(7 * DAY);
+  expect(await store.head({ bucket: stored.bucket, key })).toBeNull();
+  const row = await reload(recording.id);
+  expect(row.deleted).toBe(true);
+  expect(row.deletedAt).toBeInstanceOf(Date);
+  expect(row.purgedAt).toBeInstanceOf(Date);
+  const api = await t.request.get(`/api/v1/recordings/${recording.id}`).set(tenant.auth);
+  expect(api.status).toBe(404);
+});
+
+test('ingestion that keeps failing is retried a bounded number of times, then the recording is failed', async () => {
+  let requests = 0;
+  const broken: Server = createServer((_req, res) => {
+    requests += 1;
+    res.writeHead(500).end('provider storage is down');
+  });
+  await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(broken.address() as AddressInfo).port}/media/x.wav`;
+  const recording = await insertRecording({ status: 'processing', upstreamRecordingId: `up-${randomUUID()}` });
+  try {
+    const run = env.client.workflow.execute('recordingIngestWorkflow', {
+      taskQueue,
+      workflowId: recordingIngestWorkflowId(recording.id),
+      args: [{ recordingId: recording.id, source: { url, contentType: 'audio/wav', durationSeconds: 5, sizeBytes: 80_044 } }],
+    });
+    await expect(run).rejects.toMatchObject({ cause: { type: 'IngestionFailed' } });
+  } finally {
+    broken.close();
+  }
+  expect(requests).toBe(5); // the transfer's maximumAttempts
+  const row = await reload(recording.id);
+  expect(row.status).toBe('failed');
+  expect(row.failureReason).toContain('HTTP 500');
+  const api = await t.request.get(`/api/v1/recordings/${recording.id}/download`).set(tenant.auth);
+  expect(api.status).toBe(400);
+  expect(api.body.error.code).toBe('INVALID_STATE');
+});
