@@ -1,0 +1,156 @@
+// Two (then three) real API processes (`node src/main.ts api`) on one database: a room's members connected to different
+// instances see each other's presence and chat in the same order, removal and shutdown close sockets on whichever
+// instance holds them, and a crashed instance's participants leave once its heartbeat is stale.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createTestDatabase } from '../../harness/database.ts';
+import { STALE_AFTER_SECONDS } from '../../../src/realtime/presence.ts';
+import { connect, type TestSocket } from '../../helpers/ws-client.ts';
+
+const ADMIN_KEY = 'test-admin-key-multi-instance';
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+interface Api {
+  name: string;
+  baseUrl: string;
+  wsUrl: string;
+  proc: ChildProcess;
+  output: () => string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function startApi(name: string, databaseUrl: string): Promise<Api> {
+  const port = await freePort();
+  let output = '';
+  const proc = spawn(process.execPath, ['src/main.ts', 'api'], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'test', PORT: String(port), DATABASE_URL: databaseUrl, ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (proc.exitCode !== null) throw new Error(`${name} exited: ${output}`);
+    const ok = await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return { name, baseUrl, wsUrl: `ws://127.0.0.1:${port}/api/v1/ws`, proc, output: () => output };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  proc.kill('SIGKILL');
+  throw new Error(`${name} did not become healthy: ${output}`);
+}
+
+function stopped(api: Api): Promise<void> {
+  const exited = api.proc.exitCode !== null || api.proc.signalCode !== null;
+  return exited ? Promise.resolve() : new Promise((resolve) => api.proc.once('exit', () => resolve()));
+}
+
+async function call(api: Api, method: string, path: string, headers: Record<string, string>, body?: unknown) {
+  const res = await fetch(api.baseUrl + path, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+const apis: Api[] = [];
+const sockets: TestSocket[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  // One after the other: the first applies the migrations.
+  apis.push(await startApi('A', db.url));
+  apis.push(await startApi('B', db.url));
+}, 90_000);
+
+afterAll(async () => {
+  for (const s of sockets) s.ws.terminate();
+  for (const api of apis) {
+    api.proc.kill('SIGTERM');
+    await stopped(api);
+  }
+  const leaked = apis.map((api) => api.output()).join('').match(/"level":(50|60).*/g) ?? [];
+  expect(leaked).toEqual([]); // no error was logged by any instance
+  await db?.drop();
+});
+
+test('chat, presence, removal, shutdown and a crash, across API instances', async () => {
+  const [a, b] = apis;
+  const tenant = (await call(a, 'POST', '/api/v1/tenants', { 'X-Admin-Key': ADMIN_KEY }, { name: 'Multi' })).body.data;
+  const key = { 'X-API-Key': tenant.api_key as string };
+  const room = (await call(a, 'POST', '/api/v1/rooms', key, { name: 'across' })).body;
+  const add = async (display_name: string, role = 'participant') =>
+    (await call(b, 'POST', `/api/v1/rooms/${room.id}/participants`, key, { display_name, role })).body;
+  const [host, x, y] = [await add('Host', 'host'), await add('X'), await add('Y')];
+  const join = async (api: Api, p: { access_token: string }) => {
+    const s = await connect(api.wsUrl, p.access_token);
+    sockets.push(s);
+    await s.next('room.snapshot');
+    return s;
+  };
+  const active = async (api: Api) =>
+    ((await call(api, 'GET', `/api/v1/rooms/${room.id}/participants?active=true`, key)).body.participants as { id: string }[]).map((p) => p.id).sort();
+
+  // Presence crosses instances.
+  const h = await join(a, host);
+  const sx = await join(b, x);
+  expect(await h.next('participant.joined')).toMatchObject({ data: { id: x.participant.id, display_name: 'X' } });
+  const sy = await join(a, y);
+  expect((await sx.next('participant.joined')).data.id).toBe(y.participant.id);
+  expect((await h.next('participant.joined')).data.id).toBe(y.participant.id);
+  const everyone = [host, x, y].map((p) => p.participant.id).sort();
+  expect(await active(a)).toEqual(everyone);
+  expect(await active(b)).toEqual(everyone);
+
+  // Chat from both instances at once: every member sees every message, in one and the same order.
+  for (let i = 0; i < 10; i++) {
+    h.send({ event: 'chat.send', data: { text: `from A ${i}` } });
+    sx.send({ event: 'chat.send', data: { text: `from B ${i}` } });
+  }
+  const seen = async (s: TestSocket) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push((await s.next('chat.message')).data.id);
+    return ids;
+  };
+  const [atH, atX, atY] = [await seen(h), await seen(sx), await seen(sy)];
+  expect(new Set(atH).size).toBe(20);
+  expect(atX).toEqual(atH);
+  expect(atY).toEqual(atH);
+
+  // A removal requested on B closes Y's socket on A with 4003; both instances announce it.
+  expect((await call(b, 'DELETE', `/api/v1/rooms/${room.id}/participants/${y.participant.id}`, key)).status).toBe(204);
+  expect((await sy.closed).code).toBe(4003);
+  expect(await h.next('participant.left')).toEqual({ event: 'participant.left', data: { id: y.participant.id } });
+  expect(await sx.next('participant.left')).toEqual({ event: 'participant.left', data: { id: y.participant.id } });
+
+  // B shuts down: its sockets close with 1001 and their participants leave for the members on A.
+  b.proc.kill('SIGTERM');
+  expect((await sx.closed).code).toBe(1001);
+  await stopped(b);
+  expect(await h.next('participant.left')).toEqual({ event: 'participant.left', data: { id: x.participant.id } });
+  expect(await active(a)).toEqual([host.participant.id]);
+
+  // C crashes (SIGKILL: no goodbye): X, connected there, leaves once C's heartbeat is stale and A reaps it.
+  const c = await startApi('C', db.url);
+  apis.push(c);
+  await join(c, x);
+  expect((await h.next('participant.joined')).data.id).toBe(x.participant.id);
+  c.proc.kill('SIGKILL');
+  await stopped(c);
+  expect(await h.next('participant.left', (STALE_AFTER_SECONDS + 25) * 1000)).toEqual({ event: 'participant.left', data: { id: x.participant.id } });
+  expect(await active(a)).toEqual([host.participant.id]);
+}, 150_000);
