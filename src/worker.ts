@@ -5,6 +5,8 @@ import { createRoomActivities } from './activities/rooms.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/orm.ts';
 import type { Logger } from './logger.ts';
+import { TemporalRecordingOrchestrator } from './modules/recordings/recording-orchestrator.ts';
+import { stopRecordingsOfEndedRooms } from './modules/recordings/recording-stop.ts';
 import { RoomService } from './modules/rooms/room.service.ts';
 import { TenantService } from './modules/tenants/tenant.service.ts';
 import { TemporalEmptyRoomTimer } from './realtime/empty-room-timer.ts';
@@ -36,13 +38,11 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
   const emptyRoomTimer = new TemporalEmptyRoomTimer({ client: temporal.client, taskQueue: config.temporal.taskQueue, logger });
   const events = new RealtimeEventPublisher({ bus: roomBus, timer: emptyRoomTimer, logger });
   const tenants = new TenantService({ secretBox: new SecretBox(config.secretsKey), production: config.nodeEnv === 'production' });
-  const activities = createActivities({
-    orm,
-    store: new S3ObjectStore(s3, config.s3),
-    provider: createHttpUpstreamAdapter({ baseUrl: config.upstream.apiUrl, apiKey: config.upstream.apiKey }),
-    events,
-    logger,
-  });
+  const provider = createHttpUpstreamAdapter({ baseUrl: config.upstream.apiUrl, apiKey: config.upstream.apiKey });
+  const activities = createActivities({ orm, store: new S3ObjectStore(s3, config.s3), provider, events, logger });
+  // A room the empty-room timer ends here stops its recording too (DECISIONS §6), as API-ended rooms do there.
+  const recordingTimers = new TemporalRecordingOrchestrator(temporal.client, config.temporal.taskQueue);
+  stopRecordingsOfEndedRooms(events, { orm, provider, events, logger, stopped: (id) => recordingTimers.recordingStopped(id) });
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await Worker.create({
     connection,

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.ts';
 import { AuthService } from '../modules/auth/auth.service.ts';
 import { ParticipantService } from '../modules/participants/participant.service.ts';
 import { TemporalRecordingOrchestrator } from '../modules/recordings/recording-orchestrator.ts';
+import { stopRecordingsOfEndedRooms } from '../modules/recordings/recording-stop.ts';
 import { RecordingService } from '../modules/recordings/recording.service.ts';
 import { RoomService } from '../modules/rooms/room.service.ts';
 import { TenantService } from '../modules/tenants/tenant.service.ts';
@@ -55,12 +56,7 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
   const orchestrator = new TemporalRecordingOrchestrator(temporal.client, config.temporal.taskQueue);
   const recordings = new RecordingService({ provider, store, orchestrator, events, tenants, logger });
   // Ending or deleting a room stops its recording (DECISIONS §6).
-  events.subscribe((event) => {
-    if (event.type !== 'room.ended' && event.type !== 'room.deleted') return;
-    recordings.stopForRoom(orm.em.fork(), event.roomId, event.type === 'room.deleted').catch((err: unknown) => {
-      logger.warn({ err, roomId: event.roomId }, 'could not stop the recording of an ended room');
-    });
-  });
+  stopRecordingsOfEndedRooms(events, { orm, provider, events, logger, stopped: (id) => orchestrator.recordingStopped(id) });
   return {
     config,
     logger,

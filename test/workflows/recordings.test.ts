@@ -10,7 +10,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { ensureTool } from '../../scripts/tools.ts';
 import { createActivities } from '../../src/activities/index.ts';
 import { LocalEventBus, type DomainEvent } from '../../src/events/domain-events.ts';
-import { RecordingSchema } from '../../src/modules/recordings/recording.entity.ts';
+import { RecordingSchema, type Recording } from '../../src/modules/recordings/recording.entity.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
@@ -74,7 +74,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function insertRecording(fields: Partial<Parameters<typeof t.services.orm.em.create<typeof RecordingSchema>>[1]>) {
+async function insertRecording(fields: Partial<Pick<Recording, 'status' | 'upstreamRecordingId' | 'startedAt'>>) {
   const em = t.services.orm.em.fork();
   const recording = em.create(RecordingSchema, { id: uuidv7(), tenant: tenant.id, room: roomId, status: 'recording', ...fields });
   await em.flush();

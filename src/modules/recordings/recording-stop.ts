@@ -1,9 +1,11 @@
 // Stopping a recording, shared by Stop Recording (API), the auto-stop timer (worker) and room end/delete.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { DomainEventPublisher } from '../../events/domain-events.ts';
+import type { Orm } from '../../db/orm.ts';
+import type { DomainEvent, DomainEventPublisher } from '../../events/domain-events.ts';
 import { ApiError } from '../../http/errors.ts';
+import type { Logger } from '../../logger.ts';
 import { UpstreamError, type MediaProvider } from '../../upstream/media-provider.ts';
-import type { Recording } from './recording.entity.ts';
+import { RecordingSchema, type Recording } from './recording.entity.ts';
 
 export interface StopDeps {
   provider: MediaProvider;
@@ -44,4 +46,36 @@ export function providerFailure(err: unknown): Error {
     return new ApiError('SERVICE_UNAVAILABLE', `The media provider failed: ${err.message}`, { headers: { 'Retry-After': '5' } });
   }
   return err as Error;
+}
+
+/**
+ * Room ended or deleted (DECISIONS §6): stops what records it. A deleted room took its rows with it (cascade), so
+ * then only the provider still knows: its recordings of the room that are still recording are stopped there.
+ * Returns the Convene recording that was stopped, if any.
+ */
+export async function stopRoomRecording(em: EntityManager, deps: StopDeps, roomId: string, roomDeleted: boolean): Promise<Recording | null> {
+  const active = await em.findOne(RecordingSchema, { room: roomId, status: 'recording' });
+  if (active) return stopRecording(em, deps, active);
+  if (roomDeleted) {
+    for (const remote of (await deps.provider.listRecordings(roomId)).filter((r) => r.status === 'recording')) {
+      await deps.provider.stopRecording(remote.id);
+    }
+  }
+  return null;
+}
+
+/**
+ * Subscribes to room.ended / room.deleted in this process (the API's requests, the worker's empty-room timer) and
+ * stops the room's recording; `stopped` tells the auto-stop timer. Failures are logged: the room change is done.
+ */
+export function stopRecordingsOfEndedRooms(
+  bus: { subscribe(listener: (event: DomainEvent) => void): () => void },
+  deps: StopDeps & { orm: Orm; logger: Logger; stopped?: (recordingId: string) => Promise<void> },
+): () => void {
+  return bus.subscribe((event) => {
+    if (event.type !== 'room.ended' && event.type !== 'room.deleted') return;
+    stopRoomRecording(deps.orm.em.fork(), deps, event.roomId, event.type === 'room.deleted')
+      .then((stopped) => (stopped && deps.stopped ? deps.stopped(stopped.id) : undefined))
+      .catch((err: unknown) => deps.logger.warn({ err, roomId: event.roomId }, 'could not stop the recording of an ended room'));
+  });
 }

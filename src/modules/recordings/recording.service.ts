@@ -96,22 +96,6 @@ export class RecordingService {
     return stopped;
   }
 
-  /** Room ended or deleted (DECISIONS §6): stop what is recording it, here or, for a deleted room, at the provider. */
-  async stopForRoom(em: EntityManager, roomId: string, roomDeleted: boolean): Promise<void> {
-    const active = await this.#active(em, roomId);
-    if (active) {
-      await stopRecording(em, this.#deps, active);
-      void this.#signalStopped(active.id);
-      return;
-    }
-    // A deleted room took its rows with it (cascade): only the provider still knows what records it.
-    if (!roomDeleted) return;
-    const upstream = await this.#deps.provider.listRecordings(roomId);
-    for (const recording of upstream.filter((r) => r.status === 'recording')) {
-      await this.#deps.provider.stopRecording(recording.id);
-    }
-  }
-
   /** Imports the provider's recordings of the room that Convene does not know yet (e.g. auto-recorded ones). */
   async sync(em: EntityManager, principal: Principal, roomRef: string): Promise<Recording[]> {
     const room = await roomForPrincipal(em, principal, roomRef);
