@@ -27,7 +27,8 @@ async function main(role: string | undefined): Promise<void> {
 
 async function runApi(config: Config, logger: Logger, databaseUrl: string): Promise<Stop[]> {
   const services = await createServices(config, logger, databaseUrl);
-  await ensureBuckets(services.s3, config.s3);
+  // An object store that is down at start-up is reported by /readyz rather than keeping the API down.
+  await ensureBuckets(services.s3, config.s3).catch((err) => logger.error({ err: String(err) }, 'object store unreachable at start-up; buckets not checked'));
   const server: Server = createServer(createApp(services));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -59,10 +60,17 @@ async function runApi(config: Config, logger: Logger, databaseUrl: string): Prom
 async function resolveDatabase(config: Config, logger: Logger): Promise<{ url: string; stop: Stop }> {
   if (config.databaseUrl) return { url: config.databaseUrl, stop: async () => {} };
   if (config.nodeEnv === 'production') throw new ConfigError('Invalid DATABASE_URL: required in production');
-  const { startEmbeddedPostgres } = await import('./devstack/embedded-postgres.ts');
-  const pg = await startEmbeddedPostgres({ dataDir: '.data/postgres' });
-  logger.info({ url: pg.url.replace(/:[^:@/]+@/, ':***@') }, 'DATABASE_URL unset: started embedded PostgreSQL');
-  return pg;
+  // The same cluster, port and credentials `npm run dev` uses, so both see the same data. The launcher lives with the
+  // dev stack (scripts/), which a production build does not ship: there DATABASE_URL is required.
+  const launcher = '../scripts/stack/postgres.ts';
+  const { startPostgres } = (await import(launcher).catch(() => {
+    throw new ConfigError('Invalid DATABASE_URL: unset, and the embedded PostgreSQL launcher (scripts/) is not available here');
+  })) as typeof import('../scripts/stack/postgres.ts');
+  const port = Number(process.env.DEV_POSTGRES_PORT ?? 54329);
+  const server = await startPostgres({ dataDir: '.data/postgres', port, user: 'postgres', password: 'postgres' });
+  await server.createDatabase('convene');
+  logger.info({ port }, 'DATABASE_URL unset: started embedded PostgreSQL (data in .data/postgres)');
+  return { url: server.url('convene'), stop: () => server.stop() };
 }
 
 /** Ctrl-C / SIGTERM: stop taking work, drain, close connections, in order. A second signal exits at once. */
