@@ -51,8 +51,8 @@ export async function recordingIngestWorkflow(input: IngestRecordingInput): Prom
       source = await bookkeeping.fetchFreshSource({ recordingId });
       stored = await transfer.storeRecordingFile({ recordingId, source });
     }
-    await bookkeeping.markRecordingReady({ recordingId, stored, durationSeconds: source.durationSeconds });
-    await startRetention(recordingId);
+    const { tenantId } = await bookkeeping.markRecordingReady({ recordingId, stored, durationSeconds: source.durationSeconds });
+    await startRetention(recordingId, tenantId);
     return { status: 'ready', sizeBytes: stored.sizeBytes };
   } catch (err) {
     if (isFailureOfType(err, NON_RETRYABLE.recordingGone)) throw err;
@@ -63,11 +63,11 @@ export async function recordingIngestWorkflow(input: IngestRecordingInput): Prom
 }
 
 /** The retention timer runs on its own (abandoned by this run); one per recording, so a repeat start is ignored. */
-async function startRetention(recordingId: string): Promise<void> {
+async function startRetention(recordingId: string, tenantId: string): Promise<void> {
   try {
     await startChild(recordingRetentionWorkflow, {
       workflowId: recordingRetentionWorkflowId(recordingId),
-      args: [{ recordingId }],
+      args: [{ recordingId, tenantId }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });
   } catch (err) {

@@ -12,13 +12,13 @@ const { retentionDeadline, purgeRecording } = proxyActivities<RecordingActivitie
 
 export async function recordingRetentionWorkflow(input: RetentionInput): Promise<{ purged: boolean }> {
   for (;;) {
-    const { purgeAt } = await retentionDeadline({ recordingId: input.recordingId });
+    const { purgeAt } = await retentionDeadline(input);
     if (purgeAt === null) return { purged: false };
     const wait = purgeAt - Date.now(); // workflow time: deterministic, and skipped by the time-skipping test server
     if (wait > 0) {
       await sleep(wait);
       continue;
     }
-    return purgeRecording({ recordingId: input.recordingId });
+    return purgeRecording(input);
   }
 }

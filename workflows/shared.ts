@@ -36,6 +36,8 @@ export interface AutoStopInput {
 
 export interface RetentionInput {
   recordingId: string;
+  /** Lets the purge find the files by key prefix even if the row is gone (its room was deleted). */
+  tenantId?: string;
 }
 
 /** Error types activities throw that retrying cannot fix. */

@@ -110,9 +110,14 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
     },
 
     /** `ready` with size and duration. A recording already ready, archived or purged is left as it is. */
-    async markRecordingReady(input: { recordingId: string; stored: StoredRecording; durationSeconds: number | null }): Promise<{ changed: boolean }> {
+    async markRecordingReady(input: {
+      recordingId: string;
+      stored: StoredRecording;
+      durationSeconds: number | null;
+    }): Promise<{ changed: boolean; tenantId: string }> {
       const { em, recording } = await load(input.recordingId);
-      if (recording.purgedAt || recording.status === 'ready' || recording.status === 'archived') return { changed: false };
+      const tenantId = recording.tenant.id;
+      if (recording.purgedAt || recording.status === 'ready' || recording.status === 'archived') return { changed: false, tenantId };
       recording.status = 'ready';
       recording.storageTier = 'primary';
       recording.storageBucket = input.stored.bucket;
@@ -123,7 +128,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       recording.readyAt = new Date();
       recording.failureReason = null;
       await em.flush();
-      return { changed: true };
+      return { changed: true, tenantId };
     },
 
     /** `failed`, after the ingestion's retries are spent. Only a recording still waiting for its file changes. */
@@ -148,10 +153,12 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
     },
 
     /** When the recording's retention ends (created_at + the tenant's recording_retention_days); null: nothing to purge. */
-    async retentionDeadline({ recordingId }: { recordingId: string }): Promise<{ purgeAt: number | null }> {
+    async retentionDeadline({ recordingId, tenantId }: { recordingId: string; tenantId?: string }): Promise<{ purgeAt: number | null }> {
       const em = orm.em.fork();
       const recording = await em.findOne(RecordingSchema, { id: recordingId });
-      if (!recording || recording.purgedAt) return { purgeAt: null };
+      // Row gone with its room: nothing keeps the files any more, they go now (found by their key prefix).
+      if (!recording) return { purgeAt: tenantId ? 0 : null };
+      if (recording.purgedAt) return { purgeAt: null };
       const tenant = await em.findOne(TenantSchema, { id: recording.tenant.id });
       if (!tenant) return { purgeAt: null };
       const days = withDefaults(tenant.config).recording_retention_days;
@@ -159,10 +166,21 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
     },
 
     /** Retention ended: the stored file is removed (both tiers) and the recording marked deleted. Repeatable. */
-    async purgeRecording({ recordingId }: { recordingId: string }): Promise<{ purged: boolean }> {
+    async purgeRecording({ recordingId, tenantId }: { recordingId: string; tenantId?: string }): Promise<{ purged: boolean }> {
       const em = orm.em.fork();
       const recording = await em.findOne(RecordingSchema, { id: recordingId });
-      if (!recording || recording.purgedAt) return { purged: false };
+      if (!recording) {
+        if (!tenantId) return { purged: false };
+        let removed = 0;
+        for (const bucket of [store.bucket, store.archiveBucket]) {
+          for (const key of await store.list(bucket, objectKeyPrefix(tenantId, recordingId))) {
+            await store.delete({ bucket, key });
+            removed += 1;
+          }
+        }
+        return { purged: removed > 0 };
+      }
+      if (recording.purgedAt) return { purged: false };
       if (recording.objectKey) {
         for (const bucket of [store.bucket, store.archiveBucket]) await store.delete({ bucket, key: recording.objectKey });
       }
@@ -193,5 +211,10 @@ const EXTENSIONS: Record<string, string> = {
 /** recordings/<tenant>/<recording>.<ext>: one key per recording, whatever the number of attempts. */
 export function objectKeyFor(tenantId: string, recordingId: string, contentType: string): string {
   const ext = EXTENSIONS[contentType.toLowerCase()] ?? 'bin';
-  return `recordings/${tenantId}/${recordingId}.${ext}`;
+  return `${objectKeyPrefix(tenantId, recordingId)}${ext}`;
+}
+
+/** The part of a recording's key that does not depend on its type; `recordings/<tenant>/` holds a tenant's files. */
+export function objectKeyPrefix(tenantId: string, recordingId: string): string {
+  return `recordings/${tenantId}/${recordingId}.`;
 }

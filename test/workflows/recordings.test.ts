@@ -152,6 +152,30 @@ test('retention purges the stored file and marks the recording deleted after rec
   expect(api.status).toBe(404);
 });
 
+test('a recording whose room was deleted (its row went with it) still has its files purged when retention ends', async () => {
+  const room = await createRoom(t, tenant, { config: { recording_enabled: true } });
+  const em = t.services.orm.em.fork();
+  const recording = em.create(RecordingSchema, { id: uuidv7(), tenant: tenant.id, room: room.id, status: 'ready', createdAt: new Date(await env.currentTimeMs()) });
+  await em.flush();
+  const { store } = t.services;
+  const key = `recordings/${tenant.id}/${recording.id}.wav`;
+  await store.upload({ key, body: Readable.from([Buffer.from('RIFF....WAVE')]), contentType: 'audio/wav' });
+  await store.archive(key); // the archive bucket is purged too
+
+  const handle = await env.client.workflow.start('recordingRetentionWorkflow', {
+    taskQueue,
+    workflowId: recordingRetentionWorkflowId(recording.id),
+    args: [{ recordingId: recording.id, tenantId: tenant.id }],
+  });
+  await env.sleep(DAY);
+  await t.request.delete(`/api/v1/rooms/${room.id}`).set(tenant.auth).expect(204);
+  expect(await t.services.orm.em.fork().findOne(RecordingSchema, { id: recording.id })).toBeNull();
+  expect(await store.head({ bucket: store.archiveBucket, key })).not.toBeNull();
+
+  expect(await handle.result()).toEqual({ purged: true });
+  expect(await store.head({ bucket: store.archiveBucket, key })).toBeNull();
+});
+
 test('ingestion that keeps failing is retried a bounded number of times, then the recording is failed', async () => {
   let requests = 0;
   const broken: Server = createServer((_req, res) => {
