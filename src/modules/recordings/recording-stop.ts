@@ -25,12 +25,18 @@ export async function stopRecording(em: EntityManager, deps: StopDeps, recording
       if (!(err instanceof UpstreamError) || err.status !== 404) throw providerFailure(err);
     }
   }
-  recording.status = 'processing';
-  recording.stoppedAt = stoppedAt;
-  if (recording.startedAt) {
-    recording.durationSeconds = Math.max(0, Math.round((stoppedAt.getTime() - recording.startedAt.getTime()) / 1000));
-  }
-  await em.flush();
+  const durationSeconds = recording.startedAt
+    ? Math.max(0, Math.round((stoppedAt.getTime() - recording.startedAt.getTime()) / 1000))
+    : recording.durationSeconds;
+  // Conditional: the provider's notification (or another stop) may have moved the recording on meanwhile, and a
+  // plain flush would put a `ready` recording back to `processing`.
+  const changed = await em.nativeUpdate(
+    RecordingSchema,
+    { id: recording.id, status: 'recording' },
+    { status: 'processing', stoppedAt, durationSeconds, updatedAt: new Date() },
+  );
+  await em.refresh(recording);
+  if (changed === 0) return recording;
   await deps.events.publish({
     type: 'recording.stopped',
     tenantId: recording.tenant.id,
