@@ -7,7 +7,7 @@ import { CloseCode, type ClientMessage, type ErrorData, type ServerMessage } fro
 import { ApiError, errorBody } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
 import type { EmptyRoomTimer } from './empty-room-timer.ts';
-import { errorMessage, parseClientMessage } from './messages.ts';
+import { errorMessage, parseClientMessage, type ParsedClientMessage } from './messages.ts';
 import { chatData, type PgRoomBus, type RoomAction } from './pg-bus.ts';
 import * as presence from './presence.ts';
 import { Member, RoomHub } from './room-hub.ts';
@@ -38,6 +38,13 @@ export interface Gateway {
   /** Closes every socket with 1001 and waits for their departures to be recorded. */
   close(): Promise<void>;
 }
+
+/** Client messages taken from a socket's inbox at a time, and the most it may hold before it counts as flooding. */
+const MAX_BATCH = 100;
+const MAX_INBOX = 1000;
+/** Estimated NOTIFY bytes per chat transaction (text plus ~170 bytes of envelope each): under PostgreSQL's 8000. */
+const CHAT_BATCH_BYTES = 7000;
+const CHAT_ENVELOPE_BYTES = 170;
 
 const DEFAULTS = { pingIntervalMs: 30_000, maxPayload: 64 * 1024, flood: { perSecond: 10, burst: 30 } };
 
@@ -104,20 +111,33 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
         ws.close(1011, 'Internal error');
       }),
     );
-    let queue: Promise<unknown> = ready;
+    // One client's messages are handled in the order it sent them, after its snapshot. The inbox is bounded by the
+    // flood limit; the cap is a second fence for generous limits.
+    const inbox: (string | null)[] = [];
+    let draining = false;
+    const drain = async () => {
+      await ready;
+      while (inbox.length > 0) {
+        const texts = inbox.splice(0, MAX_BATCH);
+        await handleBatch(member, texts).catch((err) => {
+          deps.logger.error({ err, roomId: id.roomId }, 'WebSocket message failed');
+          member.send(JSON.stringify(errorMessage({ code: 'INTERNAL_ERROR', message: 'The message could not be processed' })));
+        });
+      }
+      draining = false; // no await between the empty check and here: a message arriving now starts a new drain
+    };
     const bucket = { tokens: opts.flood.burst, at: Date.now() };
     ws.on('message', (raw: RawData, isBinary: boolean) => {
       const now = Date.now();
       bucket.tokens = Math.min(opts.flood.burst, bucket.tokens + ((now - bucket.at) / 1000) * opts.flood.perSecond);
       bucket.at = now;
-      if (bucket.tokens < 1) return void ws.close(CloseCode.POLICY_VIOLATION, 'Too many messages');
+      if (bucket.tokens < 1 || inbox.length >= MAX_INBOX) return void ws.close(CloseCode.POLICY_VIOLATION, 'Too many messages');
       bucket.tokens -= 1;
-      const text = isBinary ? null : raw.toString();
-      // One client's messages are handled in the order it sent them, after its snapshot.
-      queue = queue.then(() => handle(member, text)).catch((err) => {
-        deps.logger.error({ err, roomId: id.roomId }, 'WebSocket message failed');
-        member.send(JSON.stringify(errorMessage({ code: 'INTERNAL_ERROR', message: 'The message could not be processed' })));
-      });
+      inbox.push(isBinary ? null : raw.toString());
+      if (!draining) {
+        draining = true;
+        void drain();
+      }
     });
     ws.on('error', () => ws.terminate());
     ws.on('close', () => {
@@ -150,6 +170,10 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
 
   async function leaveRoom(member: Member): Promise<void> {
     const { id } = member;
+    // Removed, ended, deleted or reaped: whoever deleted the row announced the departure. Checking first spares the
+    // room a transaction per socket when a whole room closes at once.
+    const row = await deps.bus.pool.query('select 1 from realtime_connections where id = $1', [id.connectionId]);
+    if (row.rowCount === 0) return;
     const { seq, result } = await deps.bus.append(id.roomId, async (sql) => {
       const actions = await presence.leave(sql, id.connectionId, id.participantId);
       const nowEmpty = actions.length > 0 && (await presence.isRoomActive(sql, id.roomId)) && (await presence.presentCount(sql, id.roomId)) === 0;
@@ -158,32 +182,68 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
     if (result) track(deps.timer.presenceChanged(id.tenantId, id.roomId, false, seq));
   }
 
-  async function handle(member: Member, text: string | null): Promise<void> {
+  /**
+   * Consecutive chat messages of one sender are stored and announced in one transaction (group commit): a fast sender
+   * costs the room one transaction per batch instead of one per message, and the order is unchanged.
+   */
+  async function handleBatch(member: Member, texts: (string | null)[]): Promise<void> {
+    let chats: string[] = [];
+    let bytes = 0;
+    const flush = async () => {
+      if (chats.length === 0) return;
+      const batch = chats;
+      chats = [];
+      bytes = 0;
+      await sendChats(member, batch);
+    };
+    for (const text of texts) {
+      const parsed: ParsedClientMessage =
+        text === null ? { ok: false, error: { code: 'INVALID_MESSAGE', message: 'Messages are UTF-8 text frames' } } : parseClientMessage(text);
+      if (parsed.ok && parsed.message.event === 'chat.send' && member.id.role !== 'viewer') {
+        const chat = parsed.message.data.text;
+        // A batch's NOTIFY payload stays under PostgreSQL's limit; a single long message travels by reference (pg-bus.ts).
+        const size = Buffer.byteLength(chat) + CHAT_ENVELOPE_BYTES;
+        if (bytes + size > CHAT_BATCH_BYTES) await flush();
+        chats.push(chat);
+        bytes += size;
+        continue;
+      }
+      await flush();
+      await handle(member, parsed);
+    }
+    await flush();
+  }
+
+  async function sendChats(member: Member, texts: string[]): Promise<void> {
+    const { id } = member;
+    const ids = texts.map(() => uuidv7());
+    const { result: stored } = await deps.bus.append(id.roomId, async (sql) => {
+      const room = await sql.query<{ chat_enabled: boolean; status: string }>('select chat_enabled, status from rooms where id = $1', [id.roomId]);
+      if (!room.rows[0]?.chat_enabled || room.rows[0].status !== 'active') return { actions: [], result: false };
+      const { rows } = await sql.query(
+        `insert into chat_messages (id, tenant_id, room_id, sender_id, text, created_at)
+         select m.id, $2, $3, $4, m.text, clock_timestamp() from unnest($1::uuid[], $5::text[]) as m (id, text)
+         returning id, sender_id, text, created_at`,
+        [ids, id.tenantId, id.roomId, id.participantId, texts],
+      );
+      const byId = new Map(rows.map((row) => [row.id as string, row]));
+      const actions: RoomAction[] = ids.map((messageId) => ({ k: 'send', m: { event: 'chat.message', data: chatData(byId.get(messageId)) } }));
+      return { actions, result: true };
+    });
+    if (!stored) for (const _ of texts) member.send(JSON.stringify(errorMessage({ code: 'CHAT_DISABLED', message: 'Chat is disabled in this room' })));
+  }
+
+  async function handle(member: Member, parsed: ParsedClientMessage): Promise<void> {
     const reply = (message: ServerMessage) => member.send(JSON.stringify(message));
     const refuse = (error: ErrorData) => reply(errorMessage(error));
-    if (text === null) return refuse({ code: 'INVALID_MESSAGE', message: 'Messages are UTF-8 text frames' });
-    const parsed = parseClientMessage(text);
     if (!parsed.ok) return refuse(parsed.error);
     const message: ClientMessage = parsed.message;
     const { id } = member;
     switch (message.event) {
       case 'ping':
         return reply({ event: 'pong', data: {} });
-      case 'chat.send': {
-        if (id.role === 'viewer') return refuse({ code: 'FORBIDDEN', message: 'Viewers cannot chat' });
-        const { result } = await deps.bus.append(id.roomId, async (sql) => {
-          const room = await sql.query<{ chat_enabled: boolean; status: string }>('select chat_enabled, status from rooms where id = $1', [id.roomId]);
-          if (!room.rows[0]?.chat_enabled || room.rows[0].status !== 'active') return { actions: [], result: false };
-          const { rows } = await sql.query(
-            `insert into chat_messages (id, tenant_id, room_id, sender_id, text, created_at)
-             values ($1, $2, $3, $4, $5, clock_timestamp()) returning id, sender_id, text, created_at`,
-            [uuidv7(), id.tenantId, id.roomId, id.participantId, message.data.text],
-          );
-          return { actions: [{ k: 'send', m: { event: 'chat.message', data: chatData(rows[0]) } }], result: true };
-        });
-        if (!result) refuse({ code: 'CHAT_DISABLED', message: 'Chat is disabled in this room' });
-        return;
-      }
+      case 'chat.send':
+        return refuse({ code: 'FORBIDDEN', message: 'Viewers cannot chat' }); // others' chat is batched above
       case 'hand.raise':
         if (id.role === 'viewer') return refuse({ code: 'FORBIDDEN', message: 'Viewers cannot raise a hand' });
         await deps.bus.append(id.roomId, async (sql) => {

@@ -144,6 +144,19 @@ describe('a connection', () => {
     expect(stored).toEqual([{ id: atA.data.id, room_id: room.id, sender_id: people[1].participant.id, text: 'Could you share the slides? 🙂' }]);
   });
 
+  test('a burst of chat keeps its order, messages too long for one NOTIFY included', async () => {
+    const { people } = await roomWith('host', 'participant');
+    const a = await join(people[0].access_token);
+    const b = await join(people[1].access_token);
+    await a.next('room.snapshot');
+    await b.next('room.snapshot');
+    const texts = ['one', 'two', 'é'.repeat(4000), 'three', '日本語'.repeat(1333), 'four', 'five', 'six'];
+    for (const text of texts) b.send({ event: 'chat.send', data: { text } });
+    const received = [];
+    for (const _ of texts) received.push((await a.next('chat.message')).data.text);
+    expect(received).toEqual(texts);
+  });
+
   test('a bad message gets an error event and the connection stays open', async () => {
     const { people } = await roomWith('participant');
     const a = await join(people[0].access_token);
