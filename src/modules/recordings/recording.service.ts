@@ -123,6 +123,10 @@ export class RecordingService {
       imported.push(recording.recording);
       if (remote.status === 'ready' && remote.url) {
         await this.#temporal(() => this.#deps.orchestrator.startIngestion(recording.recording.id, sourceOf(remote)));
+      } else if (remote.status === 'recording') {
+        // Still recording at the provider: the tenant's duration limit applies to it as to one started here.
+        const tenant = await em.findOneOrFail(TenantSchema, { id: room.tenant.id });
+        await this.#temporal(() => this.#deps.orchestrator.startAutoStop(recording.recording.id, tenant.maxRecordingDurationMinutes));
       }
     }
     return imported;

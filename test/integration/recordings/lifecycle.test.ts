@@ -1,6 +1,7 @@
 // A recording's whole life through the API, against the real stack: PostgreSQL, Temporal (a real worker process),
 // SeaweedFS and the development media server playing the provider.
 import { RecordingSchema } from '../../../src/modules/recordings/recording.entity.ts';
+import { recordingAutoStopWorkflowId } from '../../../workflows/shared.ts';
 import { addParticipant, bearer, createRoom, createTenant, type TenantFixture } from '../../helpers/fixtures.ts';
 import { createRecordingStack, type RecordingStack } from '../../helpers/recording-stack.ts';
 
@@ -192,6 +193,18 @@ test('sync imports what the provider recorded on its own, once', async () => {
 
   const again = await api().post(`/api/v1/rooms/${room.id}/recordings/sync`).set(tenant.auth);
   expect(again.body).toEqual({ data: { synced_count: 0, recordings: [] } });
+
+  // One the provider is still recording comes in as `recording`, under the tenant's duration limit, and stops here.
+  const live = stack.media.seedRecording({ meetingId: room.id, status: 'recording' });
+  const liveSync = await api().post(`/api/v1/rooms/${room.id}/recordings/sync`).set(tenant.auth);
+  expect(liveSync.body.data).toEqual({ synced_count: 1, recordings: [{ id: expect.any(String), status: 'recording' }] });
+  const liveId = liveSync.body.data.recordings[0].id as string;
+  expect((await stack.temporal.workflow.getHandle(recordingAutoStopWorkflowId(liveId)).describe()).status.name).toBe('RUNNING');
+  await api().post(`/api/v1/rooms/${room.id}/recordings/stop`).set(tenant.auth).expect(200);
+  expect(await stack.temporal.workflow.getHandle(recordingAutoStopWorkflowId(liveId)).result()).toEqual({ autoStopped: false });
+  expect(stack.media.getRecording(live.id)!.status).not.toBe('recording');
+  await stack.media.settled();
+  await stack.ingestionResult(liveId);
 });
 
 test('a host may start and stop with its auth_token; a plain participant may not', async () => {
