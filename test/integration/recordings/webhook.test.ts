@@ -48,6 +48,12 @@ test('a missing or wrong signature is 401 INVALID_SIGNATURE, whatever the body (
   }
   // Signed but not JSON, or not the schema: now the body is looked at.
   expect((await post('{not json', signUpstream(WEBHOOK_SECRET, '{not json'))).status).toBe(400);
+  const text = 'recording ready';
+  const plain = await stack.t.request.post(PATH).set('Content-Type', 'text/plain').set('X-Upstream-Signature', signUpstream(WEBHOOK_SECRET, text)).send(text);
+  expect([plain.status, plain.body.error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+  const huge = JSON.stringify({ pad: 'x'.repeat(1024 * 1024 + 1) });
+  const tooLarge = await post(huge, signUpstream(WEBHOOK_SECRET, huge));
+  expect([tooLarge.status, tooLarge.body.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
   const partial = JSON.stringify({ type: 'recording.ready' });
   const invalid = await post(partial, signUpstream(WEBHOOK_SECRET, partial));
   expect(invalid.status).toBe(400);
