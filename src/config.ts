@@ -1,6 +1,8 @@
 // Every setting of Convene: its environment variable, its default, and why it exists. Parsed and validated once at
 // start-up; a variable that is set but invalid stops start-up with a message that names it.
 
+import { DEFAULT_TASK_QUEUE } from '../workflows/shared.ts';
+
 export type NodeEnv = 'development' | 'test' | 'production';
 
 export interface Config {
@@ -54,7 +56,7 @@ export function loadConfig(env: Env = process.env): Config {
     temporal: {
       address: read.string('TEMPORAL_ADDRESS', '127.0.0.1:7233'),
       namespace: read.string('TEMPORAL_NAMESPACE', 'default'),
-      taskQueue: read.string('TEMPORAL_TASK_QUEUE', 'convene'),
+      taskQueue: read.string('TEMPORAL_TASK_QUEUE', DEFAULT_TASK_QUEUE),
     },
     s3: {
       endpoint: read.url('S3_ENDPOINT', 'http://127.0.0.1:8333'),
