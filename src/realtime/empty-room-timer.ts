@@ -12,6 +12,8 @@ export interface EmptyRoomTimer {
   close(): Promise<void>;
 }
 
+const CALL_DEADLINE_MS = 5000;
+
 export interface TemporalEmptyRoomTimerOptions {
   client: Client;
   taskQueue: string;
@@ -25,23 +27,25 @@ export interface TemporalEmptyRoomTimerOptions {
  */
 export class TemporalEmptyRoomTimer implements EmptyRoomTimer {
   private readonly options: TemporalEmptyRoomTimerOptions;
-  // Calls are fire-and-forget for their callers; close() cancels those still retrying against an absent Temporal.
-  private readonly abort = new AbortController();
+  // Callers do not wait for these calls, so each is bounded by a deadline (the SDK retries an unreachable server until
+  // then; an abort signal does not stop those retries) and close() waits for the ones in flight: never a call left
+  // retrying on a closed connection.
   private readonly inFlight = new Set<Promise<unknown>>();
+  private closed = false;
 
   constructor(options: TemporalEmptyRoomTimerOptions) {
     this.options = options;
   }
 
   async close(): Promise<void> {
-    this.abort.abort();
+    this.closed = true;
     await Promise.allSettled([...this.inFlight]);
   }
 
   private call(fn: (client: Client) => Promise<unknown>): Promise<unknown> {
-    if (this.abort.signal.aborted) return Promise.reject(new Error('empty-room timer closed'));
+    if (this.closed) return Promise.reject(new Error('empty-room timer closed'));
     const client = this.options.client;
-    const p = client.withAbortSignal(this.abort.signal, () => fn(client));
+    const p = client.withDeadline(Date.now() + CALL_DEADLINE_MS, () => fn(client));
     this.inFlight.add(p);
     void p.finally(() => this.inFlight.delete(p)).catch(() => {});
     return p;
@@ -57,7 +61,7 @@ export class TemporalEmptyRoomTimer implements EmptyRoomTimer {
         signalArgs: [{ present, seq }],
       }));
     } catch (err) {
-      if (this.abort.signal.aborted) return;
+      if (this.closed) return;
       this.options.logger.error({ err, roomId }, 'could not signal the empty-room timer');
     }
   }
@@ -66,7 +70,7 @@ export class TemporalEmptyRoomTimer implements EmptyRoomTimer {
     try {
       await this.call((client) => client.workflow.getHandle(emptyRoomWorkflowId(roomId)).signal(roomClosedSignal));
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError || this.abort.signal.aborted) return;
+      if (err instanceof WorkflowNotFoundError || this.closed) return;
       this.options.logger.error({ err, roomId }, 'could not stop the empty-room timer');
     }
   }

@@ -164,8 +164,9 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
       data: { participants: result.participants, raised_hands: result.raisedHands, recording: result.recording },
     };
     member.start(seq, JSON.stringify(snapshot));
-    // Not awaited: the socket's messages must not wait on Temporal (the signal carries seq, so late ones are ignored).
-    if (result.becamePresent && result.participants.length === 1) track(deps.timer.presenceChanged(id.tenantId, id.roomId, true, seq));
+    // Not awaited: the socket's messages must not wait on Temporal (the signal carries seq, so late ones are ignored);
+    // the timer owns its calls in flight and cancels them when the services close.
+    if (result.becamePresent && result.participants.length === 1) void deps.timer.presenceChanged(id.tenantId, id.roomId, true, seq);
   }
 
   async function leaveRoom(member: Member): Promise<void> {
@@ -179,7 +180,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
       const nowEmpty = actions.length > 0 && (await presence.isRoomActive(sql, id.roomId)) && (await presence.presentCount(sql, id.roomId)) === 0;
       return { actions, result: nowEmpty };
     });
-    if (result) track(deps.timer.presenceChanged(id.tenantId, id.roomId, false, seq));
+    if (result) void deps.timer.presenceChanged(id.tenantId, id.roomId, false, seq);
   }
 
   /**
@@ -277,7 +278,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
             const nowEmpty = actions.length > 0 && room.rows[0]?.status === 'active' && (await presence.presentCount(sql, roomId)) === 0;
             return { actions, result: nowEmpty ? room.rows[0].tenant_id : null };
           });
-          if (result) track(deps.timer.presenceChanged(result, roomId, false, seq));
+          if (result) void deps.timer.presenceChanged(result, roomId, false, seq);
         }
       })().catch((err) => deps.logger.warn({ err }, 'presence heartbeat failed')),
     );
