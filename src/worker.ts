@@ -8,6 +8,7 @@ import type { Logger } from './logger.ts';
 import { TemporalRecordingOrchestrator } from './modules/recordings/recording-orchestrator.ts';
 import { stopRecordingsOfEndedRooms } from './modules/recordings/recording-stop.ts';
 import { RoomService } from './modules/rooms/room.service.ts';
+import { TemporalTenantPurger } from './modules/tenants/tenant-purge.ts';
 import { TenantService } from './modules/tenants/tenant.service.ts';
 import { TemporalEmptyRoomTimer } from './realtime/empty-room-timer.ts';
 import { PgRoomBus } from './realtime/pg-bus.ts';
@@ -37,7 +38,11 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
   const temporal = createTemporalClient(config.temporal);
   const emptyRoomTimer = new TemporalEmptyRoomTimer({ client: temporal.client, taskQueue: config.temporal.taskQueue, logger });
   const events = new RealtimeEventPublisher({ bus: roomBus, timer: emptyRoomTimer, logger });
-  const tenants = new TenantService({ secretBox: new SecretBox(config.secretsKey), production: config.nodeEnv === 'production' });
+  const tenants = new TenantService({
+    secretBox: new SecretBox(config.secretsKey),
+    production: config.nodeEnv === 'production',
+    purger: new TemporalTenantPurger(temporal.client, config.temporal.taskQueue),
+  });
   const provider = createHttpUpstreamAdapter({ baseUrl: config.upstream.apiUrl, apiKey: config.upstream.apiKey });
   const activities = createActivities({ orm, store: new S3ObjectStore(s3, config.s3), provider, events, logger });
   // A room the empty-room timer ends here stops its recording too (DECISIONS §6), as API-ended rooms do there.

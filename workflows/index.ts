@@ -5,3 +5,4 @@ export { recordingAutoStopWorkflow } from './recording-autostop.ts';
 export { recordingIngestWorkflow } from './recording-ingest.ts';
 export { recordingRetentionWorkflow } from './recording-retention.ts';
 export { emptyRoomWorkflow } from './empty-room.ts';
+export { tenantPurgeWorkflow } from './tenant-purge.ts';

@@ -12,6 +12,9 @@ export const recordingAutoStopWorkflowId = (recordingId: string) => `recording-a
 /** Purges a recording's stored file once the tenant's recording_retention_days have passed. */
 export const recordingRetentionWorkflowId = (recordingId: string) => `recording-retention-${recordingId}`;
 
+/** Deletes a deleted tenant's stored files (its rows are gone already). */
+export const tenantPurgeWorkflowId = (tenantId: string) => `tenant-purge-${tenantId}`;
+
 /** Sent by Stop Recording to the auto-stop workflow, which then ends without stopping anything. */
 export const recordingStoppedSignal = defineSignal('recordingStopped');
 

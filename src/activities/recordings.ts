@@ -171,14 +171,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       const recording = await em.findOne(RecordingSchema, { id: recordingId });
       if (!recording) {
         if (!tenantId) return { purged: false };
-        let removed = 0;
-        for (const bucket of [store.bucket, store.archiveBucket]) {
-          for (const key of await store.list(bucket, objectKeyPrefix(tenantId, recordingId))) {
-            await store.delete({ bucket, key });
-            removed += 1;
-          }
-        }
-        return { purged: removed > 0 };
+        return { purged: (await store.deletePrefix(objectKeyPrefix(tenantId, recordingId))) > 0 };
       }
       if (recording.purgedAt) return { purged: false };
       if (recording.objectKey) {
@@ -216,5 +209,10 @@ export function objectKeyFor(tenantId: string, recordingId: string, contentType:
 
 /** The part of a recording's key that does not depend on its type; `recordings/<tenant>/` holds a tenant's files. */
 export function objectKeyPrefix(tenantId: string, recordingId: string): string {
-  return `recordings/${tenantId}/${recordingId}.`;
+  return `${tenantKeyPrefix(tenantId)}${recordingId}.`;
+}
+
+/** Every stored file of a tenant lives under this prefix (what deleting the tenant purges). */
+export function tenantKeyPrefix(tenantId: string): string {
+  return `recordings/${tenantId}/`;
 }

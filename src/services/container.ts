@@ -9,6 +9,7 @@ import { TemporalRecordingOrchestrator } from '../modules/recordings/recording-o
 import { stopRecordingsOfEndedRooms } from '../modules/recordings/recording-stop.ts';
 import { RecordingService } from '../modules/recordings/recording.service.ts';
 import { RoomService } from '../modules/rooms/room.service.ts';
+import { TemporalTenantPurger } from '../modules/tenants/tenant-purge.ts';
 import { TenantService } from '../modules/tenants/tenant.service.ts';
 import { SecretBox } from '../security/secret-box.ts';
 import { TokenService } from '../security/tokens.ts';
@@ -42,15 +43,24 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
   const secretBox = new SecretBox(config.secretsKey);
   const keys = await loadSigningKeys(orm.em.fork(), secretBox);
   const tokens = new TokenService({ keys, issuer: config.tokens.issuer, audience: config.tokens.audience });
-  const tenants = new TenantService({ secretBox, production: config.nodeEnv === 'production' });
+
   const auth = new AuthService(tokens, config.tokens);
   const s3 = createS3Client(config.s3);
   const roomBus = new PgRoomBus({ databaseUrl, logger });
   const temporal = createTemporalClient(config.temporal);
+  const tenants = new TenantService({ secretBox, production: config.nodeEnv === 'production', purger: new TemporalTenantPurger(temporal.client, config.temporal.taskQueue) });
   const emptyRoomTimer = new TemporalEmptyRoomTimer({ client: temporal.client, taskQueue: config.temporal.taskQueue, logger });
   const events = new RealtimeEventPublisher({ bus: roomBus, timer: emptyRoomTimer, logger });
   const rooms = new RoomService({ tenants, events });
-  const participants = new ParticipantService({ tenants, rooms, auth, events, presentIn: presentParticipantIds });
+  const participants = new ParticipantService({
+    tenants,
+    rooms,
+    auth,
+    events,
+    presentIn: presentParticipantIds,
+    // `recordings` is built below; this runs only on requests, after it exists.
+    isRecording: (em, roomId) => recordings.isRecording(em, roomId),
+  });
   const store = new S3ObjectStore(s3, config.s3);
   const provider = createHttpUpstreamAdapter({ baseUrl: config.upstream.apiUrl, apiKey: config.upstream.apiKey });
   const orchestrator = new TemporalRecordingOrchestrator(temporal.client, config.temporal.taskQueue);

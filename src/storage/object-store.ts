@@ -52,6 +52,8 @@ export interface ObjectStore {
   head(location: ObjectLocation): Promise<StoredObject | null>;
   /** Keys under a prefix (at most 1000), for operators and tests. */
   list(bucket: string, prefix: string): Promise<string[]>;
+  /** Deletes every object under `prefix` in both buckets (all pages); returns how many. Safe to repeat. */
+  deletePrefix(prefix: string): Promise<number>;
   /** Aborts unfinished multipart uploads of `key` (left behind by a worker that died mid-upload). */
   abortIncompleteUploads(key: string): Promise<number>;
 }
@@ -142,6 +144,18 @@ export class S3ObjectStore implements ObjectStore {
   async list(bucket: string, prefix: string): Promise<string[]> {
     const answer = await this.#s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
     return (answer.Contents ?? []).map((o) => o.Key!).filter(Boolean);
+  }
+
+  async deletePrefix(prefix: string): Promise<number> {
+    let removed = 0;
+    for (const bucket of [this.bucket, this.archiveBucket]) {
+      // Each listing returns at most 1,000 keys: list again until nothing is left.
+      for (let keys = await this.list(bucket, prefix); keys.length > 0; keys = await this.list(bucket, prefix)) {
+        for (const key of keys) await this.delete({ bucket, key });
+        removed += keys.length;
+      }
+    }
+    return removed;
   }
 
   async abortIncompleteUploads(key: string): Promise<number> {

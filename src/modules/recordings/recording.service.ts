@@ -40,6 +40,11 @@ export class RecordingService {
     this.#deps = deps;
   }
 
+  /** Whether the room has a recording in progress (for Add Participant's should_start_recording). */
+  async isRecording(em: EntityManager, roomId: string): Promise<boolean> {
+    return Boolean(await this.#active(em, roomId));
+  }
+
   async start(em: EntityManager, principal: Principal, roomRef: string): Promise<Recording> {
     const room = await roomForPrincipal(em, principal, roomRef, HOST_ONLY);
     if (room.status === 'ended') throw new ApiError('ROOM_ENDED', 'The room has ended');

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
-import { forbidden, notFound } from '../../http/errors.ts';
+import { ApiError, forbidden, notFound } from '../../http/errors.ts';
 import type { Principal } from '../../http/principal.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from '../../security/api-keys.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
+import type { TenantPurger } from './tenant-purge.ts';
 import { TenantSchema, type Tenant } from './tenant.entity.ts';
 import { mergePatch, withDefaults, type TenantConfig, type TenantConfigPatch } from './tenant-config.ts';
 import { assertValidConfig } from './tenant-config.rules.ts';
@@ -20,6 +21,7 @@ export interface TenantLimits {
 export interface TenantServiceDeps {
   secretBox: SecretBox;
   production: boolean;
+  purger: TenantPurger;
 }
 
 /** Tenants: creation, the admin/tenant split on limits, config merge-patch, key rotation (DECISIONS §4–5). */
@@ -70,9 +72,17 @@ export class TenantService {
     return tenant;
   }
 
-  /** Permanently deletes the tenant; rows it owns go with it (foreign keys cascade). */
+  /**
+   * Permanently deletes the tenant. Its rows go at once (foreign keys cascade); its stored files are removed by a
+   * workflow, started first so the intent survives whatever happens next (no Temporal: 503, nothing deleted).
+   */
   async delete(em: EntityManager, id: string, principal: Principal): Promise<void> {
     const tenant = await this.getManaged(em, id, principal);
+    await this.deps.purger.startPurge(tenant.id).catch(() => {
+      throw new ApiError('SERVICE_UNAVAILABLE', 'Cannot schedule the removal of stored files right now; nothing was deleted', {
+        headers: { 'Retry-After': '30' },
+      });
+    });
     await em.nativeDelete(TenantSchema, { id: tenant.id });
   }
 

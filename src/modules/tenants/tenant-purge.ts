@@ -1,0 +1,27 @@
+import type { Client } from '@temporalio/client';
+import type { tenantPurgeWorkflow } from '../../../workflows/tenant-purge.ts';
+import { tenantPurgeWorkflowId } from '../../../workflows/shared.ts';
+
+/** Starts the durable removal of a deleted tenant's stored files (DECISIONS §5). */
+export interface TenantPurger {
+  startPurge(tenantId: string): Promise<void>;
+}
+
+export class TemporalTenantPurger implements TenantPurger {
+  readonly #client: Client;
+  readonly #taskQueue: string;
+
+  constructor(client: Client, taskQueue: string) {
+    this.#client = client;
+    this.#taskQueue = taskQueue;
+  }
+
+  async startPurge(tenantId: string): Promise<void> {
+    await this.#client.workflow.start<typeof tenantPurgeWorkflow>('tenantPurgeWorkflow', {
+      taskQueue: this.#taskQueue,
+      workflowId: tenantPurgeWorkflowId(tenantId),
+      args: [{ tenantId }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+  }
+}
