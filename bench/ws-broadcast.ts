@@ -312,11 +312,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < 600 && gateway.hub.size > 0; i++) await sleep(100);
     await sleep(2000);
     const rows = [
-      ['', 'Convene', 'bare ws', 'ratio'],
+      ['', 'Convene', 'bare ws', 'Convene/bare'],
       ['deliveries (paced)', `${conveneResult.deliveries}/${conveneResult.expected}`, `${bareResult.deliveries}/${bareResult.expected}`, ''],
       ...(['p50', 'p99', 'max'] as const).map((k) => [`${k} latency (ms)`, conveneResult[k].toFixed(2), bareResult[k].toFixed(2), (conveneResult[k] / bareResult[k]).toFixed(1)]),
-      ['burst messages/s', conveneResult.burstMessagesPerSecond.toFixed(0), bareResult.burstMessagesPerSecond.toFixed(0), (bareResult.burstMessagesPerSecond / conveneResult.burstMessagesPerSecond).toFixed(1)],
-      ['burst deliveries/s', conveneResult.burstDeliveriesPerSecond.toFixed(0), bareResult.burstDeliveriesPerSecond.toFixed(0), (bareResult.burstDeliveriesPerSecond / conveneResult.burstDeliveriesPerSecond).toFixed(1)],
+      ['burst messages/s', conveneResult.burstMessagesPerSecond.toFixed(0), bareResult.burstMessagesPerSecond.toFixed(0), (conveneResult.burstMessagesPerSecond / bareResult.burstMessagesPerSecond).toFixed(2)],
+      ['burst deliveries/s', conveneResult.burstDeliveriesPerSecond.toFixed(0), bareResult.burstDeliveriesPerSecond.toFixed(0), (conveneResult.burstDeliveriesPerSecond / bareResult.burstDeliveriesPerSecond).toFixed(2)],
     ];
     for (const row of rows) console.log(row.map((c, i) => (i === 0 ? c.padEnd(22) : c.padStart(14))).join(''));
 

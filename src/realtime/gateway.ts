@@ -108,7 +108,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
     const ready = track(
       joinRoom(member).catch((err) => {
         deps.logger.error({ err, roomId: id.roomId }, 'joining the room failed');
-        ws.close(1011, 'Internal error');
+        ws.close(CloseCode.INTERNAL_ERROR, 'Internal error');
       }),
     );
     // One client's messages are handled in the order it sent them, after its snapshot. The inbox is bounded by the

@@ -35,6 +35,8 @@ export class RealtimeEventPublisher extends LocalEventBus {
     const send = (m: Extract<RoomAction, { k: 'send' }>['m']): RoomAction => ({ k: 'send', m });
     switch (event.type) {
       case 'room.created':
+        // TODO(rooms): RoomService.create and the early-join path must publish this event; until they do, a room's
+        // timer starts at its first disconnect and a room nobody ever joins is never ended by the timer.
         // Empty from creation: the timer starts now (DECISIONS §6). Timer calls are not awaited: a slow Temporal
         // must not slow the request (they log their own failures, and `seq` orders late signals).
         void this.timer.presenceChanged(event.tenantId, event.roomId, false, 0);
