@@ -1,6 +1,7 @@
 // The room WebSocket against the real app, database and sockets on a free port: refusals before the upgrade, the
 // snapshot, presence, chat, hands, recording events, close codes and abuse limits. Every message a socket receives is
 // checked against the AsyncAPI schemas by the test client (test/helpers/ws-client.ts).
+import { CloseCode } from '../../../generated/asyncapi.ts';
 import { addParticipant, createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
 import { startRealtimeServer, type RealtimeServer } from '../../helpers/realtime-server.ts';
 import { createTestApp, type TestApp } from '../../helpers/test-app.ts';
@@ -283,6 +284,16 @@ describe('close codes (DECISIONS §11)', () => {
     expect(await activeIds(room.id)).toEqual([]);
   });
 
+  test('room deletion: room.ended, then 4004', async () => {
+    const { room, people } = await roomWith('host');
+    const a = await join(people[0].access_token);
+    await a.next('room.snapshot');
+    await t.request.delete(`/api/v1/rooms/${room.id}`).set(tenant.auth).expect(204);
+    expect(await a.next('room.ended')).toEqual({ event: 'room.ended', data: { room_id: room.id, ended_at: expect.any(String) } });
+    expect((await a.closed).code).toBe(4004);
+    expect(await connectRefused(server.wsUrl, people[0].access_token)).toMatchObject({ status: 404 });
+  });
+
   test('flooding is closed with 1008; a frame over maxPayload is refused (1009)', async () => {
     const { people } = await roomWith('participant');
     const a = await join(people[0].access_token);
@@ -292,7 +303,7 @@ describe('close codes (DECISIONS §11)', () => {
     const b = await join(people[0].access_token);
     await b.next('room.snapshot');
     b.send({ event: 'chat.send', data: { text: 'x'.repeat(200_000) } });
-    expect((await b.closed).code).toBe(1009);
+    expect((await b.closed).code).toBe(CloseCode.MESSAGE_TOO_BIG);
   });
 
   test('a peer that stops answering pings is dropped and leaves the room', async () => {
