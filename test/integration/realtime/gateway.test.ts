@@ -319,3 +319,30 @@ describe('close codes (DECISIONS §11)', () => {
     dead.ws.terminate();
   });
 });
+
+describe('losing the LISTEN connection', () => {
+  test('sockets are closed with 1001 (they may have missed events) and the bus comes back', async () => {
+    const { people } = await roomWith('host', 'participant');
+    const a = await join(people[0].access_token);
+    await a.next('room.snapshot');
+    await t.services.orm.em.fork().getConnection().execute(`select pg_terminate_backend(pid) from pg_stat_activity where query like 'LISTEN convene_room_events%' and datname = current_database()`);
+    expect((await a.closed).code).toBe(1001);
+
+    let again: TestSocket | undefined;
+    for (let i = 0; i < 50 && !again; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const s = await join(people[0].access_token);
+      await s.next('room.snapshot');
+      const other = await join(people[1].access_token);
+      await other.next('room.snapshot');
+      // Events flow again once the listener is back.
+      const seen = await s.next('participant.joined', 1500).then(() => true, () => false);
+      if (seen) again = s;
+      else {
+        await s.close();
+        await other.close();
+      }
+    }
+    expect(again).toBeDefined();
+  });
+});
