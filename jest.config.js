@@ -11,4 +11,7 @@ export default {
   // Two cores: the real services (PostgreSQL, Temporal, SeaweedFS) need one of them.
   maxWorkers: 2,
   testTimeout: 60000,
+  // One PostgreSQL, Temporal dev server and SeaweedFS per run, on free ports (test/harness/global-setup.ts).
+  globalSetup: '<rootDir>/test/harness/global-setup.ts',
+  globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
 };

