@@ -49,8 +49,8 @@ export class StartError extends Error {
   override name = 'StartError';
 }
 
-const live = new Set<ManagedProcess>();
-const stopSignals = new Map<ManagedProcess, NodeJS.Signals>();
+/** Started and not yet exited, with the signal that stops each. */
+const live = new Map<ManagedProcess, NodeJS.Signals>();
 let exitHookInstalled = false;
 
 export function launch(options: LaunchOptions): ManagedProcess {
@@ -135,15 +135,14 @@ export function launch(options: LaunchOptions): ManagedProcess {
     },
   };
   void exited.then(() => live.delete(managed));
-  live.add(managed);
-  stopSignals.set(managed, stopSignal);
+  if (managed.pid > 0) live.set(managed, stopSignal);
   installExitHook();
   return managed;
 }
 
 /** Stops every process this module started and that still runs, in parallel. */
 export async function stopAll(): Promise<void> {
-  await Promise.all([...live].map((p) => p.stop()));
+  await Promise.all([...live.keys()].map((p) => p.stop()));
 }
 
 /**
@@ -216,9 +215,10 @@ function installExitHook(): void {
   exitHookInstalled = true;
   // Only synchronous work is possible here: signal what still runs; the children finish shutting down alone.
   process.on('exit', () => {
-    for (const proc of live) {
+    for (const [proc, signal] of live) {
+      if (proc.hasExited()) continue;
       try {
-        process.kill(proc.pid, stopSignals.get(proc) ?? 'SIGTERM');
+        process.kill(proc.pid, signal);
       } catch {
         // Already gone.
       }
