@@ -27,6 +27,9 @@ async function api(path: string, headers: Record<string, string>, body: unknown)
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers },
     body: JSON.stringify(body),
+  }).catch((err: Error) => {
+    console.error(`cannot reach Convene at ${opt.base} (${err.cause ?? err.message}): is \`npm run dev\` running? (--base to change)`);
+    process.exit(1);
   });
   const json = await res.json();
   if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
