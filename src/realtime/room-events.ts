@@ -35,15 +35,13 @@ export class RealtimeEventPublisher extends LocalEventBus {
     const send = (m: Extract<RoomAction, { k: 'send' }>['m']): RoomAction => ({ k: 'send', m });
     switch (event.type) {
       case 'room.created':
-        // TODO(rooms): RoomService.create must publish this event; until it does, a room's timer starts when its first
-        // participant is added (below), so a room nobody is ever added to is not ended by the timer.
         // Empty from creation: the timer starts now (DECISIONS §6). Timer calls are not awaited: a slow Temporal
         // must not slow the request (they log their own failures, and `seq` orders late signals).
         void this.timer.presenceChanged(event.tenantId, event.roomId, false, 0);
         return;
       case 'participant.added':
         // Announced as participant.joined when its socket opens. Also starts the room's timer if nothing has yet
-        // (a room made by early join, or until room.created is published): seq 0 never overrides a real change.
+        // (it normally has, from room.created): seq 0 never overrides a real change.
         void this.timer.presenceChanged(event.tenantId, event.roomId, false, 0);
         return;
       case 'participant.removed': {

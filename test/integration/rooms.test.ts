@@ -142,7 +142,10 @@ test('ending and deleting a room publish domain events for the real-time layer',
     await t.request.post(`/api/v1/rooms/${room.id}/end`).set(tenant.auth).expect(200);
     await t.request.post(`/api/v1/rooms/${room.id}/end`).set(tenant.auth).expect(200);
     await t.request.delete(`/api/v1/rooms/${room.id}`).set(tenant.auth).expect(204);
-    expect(seen).toEqual([`participant.added:${room.id}`, `participant.removed:${room.id}`, `room.ended:${room.id}`, `room.deleted:${room.id}`]);
+    expect(seen).toEqual([`room.created:${room.id}`, `participant.added:${room.id}`, `participant.removed:${room.id}`, `room.ended:${room.id}`, `room.deleted:${room.id}`]);
+    seen.length = 0;
+    const early = (await t.request.post('/api/v1/rooms/created-by-joining/participants').set(tenant.auth).send({ display_name: 'A' })).body.room.id;
+    expect(seen).toEqual([`room.created:${early}`, `participant.added:${early}`]);
   } finally {
     stop();
   }

@@ -93,6 +93,7 @@ export class ParticipantService {
       return { participant, room: locked, roomCreated, tenant };
     });
 
+    if (roomCreated) events.unshift({ type: 'room.created', tenantId, roomId: room.id });
     events.push({ type: 'participant.added', tenantId, roomId: room.id, participant: { id: participant.id, display_name: participant.displayName, role: participant.role } });
     for (const event of events) await this.deps.events.publish(event);
     const tokens = await this.deps.auth.issueParticipantTokens(em, tenant, participant);

@@ -28,12 +28,15 @@ export class RoomService {
   }
 
   async create(em: EntityManager, tenantId: string, input: { name: string; config?: RoomConfigInput }): Promise<Room> {
-    return em.transactional((tx) => this.createLocked(tx, tenantId, input));
+    const room = await em.transactional((tx) => this.createLocked(tx, tenantId, input));
+    // An empty room ends after empty_room_timeout_minutes from its creation: the real-time layer starts that timer.
+    await this.events.publish({ type: 'room.created', tenantId, roomId: room.id });
+    return room;
   }
 
   /**
    * Inside a transaction: locks the tenant row, so concurrent creations count active rooms one at a time and
-   * `max_concurrent_rooms` holds exactly.
+   * `max_concurrent_rooms` holds exactly. The caller publishes `room.created` once its transaction commits.
    */
   async createLocked(tx: EntityManager, tenantId: string, input: { name: string; config?: RoomConfigInput }): Promise<Room> {
     await lockRow(tx, 'tenants', tenantId);

@@ -54,8 +54,10 @@ test('a 1 GiB upload streams through in multipart parts: resident memory grows b
   }
   expect(progress).toBe(size);
   expect(await store.head({ bucket: store.bucket, key })).toEqual({ sizeBytes: size, contentType: 'application/octet-stream' });
-  // 8 MiB parts, two in flight: the growth is tens of MiB, not the 1024 MiB of the file.
-  expect((peak - before) / MiB).toBeLessThan(160);
+  // 8 MiB parts, two in flight: the live growth is tens of MiB. Peak RSS also holds garbage the collector has not
+  // reclaimed yet (seen up to ~200 MiB on a loaded 2-core CI machine), so the bound sits well above that and well
+  // below what buffering would cost: holding the file would add more than its 1024 MiB.
+  expect((peak - before) / MiB).toBeLessThan(384);
   await store.delete({ bucket: store.bucket, key });
   expect(await store.head({ bucket: store.bucket, key })).toBeNull();
 }, 300_000);
