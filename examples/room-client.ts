@@ -1,8 +1,8 @@
 // A tiny Convene room client: joins a room over the WebSocket, prints what happens, chats and raises a hand.
 //
 //   npm run dev                                     # in another terminal; prints the admin key (convene-dev-admin-key)
-//   node examples/room-client.ts --name Ada         # creates a tenant with the admin key, joins room "demo"
-//   node examples/room-client.ts --name Bo --api-key cvn_...   # a second member of the same tenant and room
+//   npx node examples/room-client.ts --name Ada         # creates a tenant with the admin key, joins room "demo"
+//   npx node examples/room-client.ts --name Bo --api-key cvn_...   # a second member of the same tenant and room
 //
 // Type a line to chat; /hand raises your hand, /lower lowers it, /quit leaves. With --script the client says hello,
 // raises and lowers its hand, then leaves on its own (handy to see it work once).
