@@ -25,66 +25,64 @@ import type { MediaProvider } from '../upstream/media-provider.ts';
 import { readinessChecks } from './readiness.ts';
 import type { AppDeps } from '../app.ts';
 
-export interface Services extends AppDeps {
+/** What both roles need: storage, the Temporal client, the room event bus, and the tenant and room rules. */
+export interface Core {
+  config: Config;
+  logger: Logger;
+  orm: Orm;
   s3: S3Client;
-  events: RealtimeEventPublisher;
-  /** Room events across API instances (LISTEN/NOTIFY); the api role calls roomBus.listen(). */
-  roomBus: PgRoomBus;
-  emptyRoomTimer: EmptyRoomTimer;
   store: ObjectStore;
   provider: MediaProvider;
   temporal: TemporalClient;
+  /** Room events across processes (LISTEN/NOTIFY); the api role also calls roomBus.listen(). */
+  roomBus: PgRoomBus;
+  emptyRoomTimer: EmptyRoomTimer;
+  events: RealtimeEventPublisher;
+  orchestrator: TemporalRecordingOrchestrator;
+  tenants: TenantService;
+  rooms: RoomService;
   close(): Promise<void>;
 }
 
-/** Builds every long-lived service from the config: the one place where the object graph is wired. */
-export async function createServices(config: Config, logger: Logger, databaseUrl: string): Promise<Services> {
-  const orm: Orm = await openDatabase(databaseUrl, logger);
-  const secretBox = new SecretBox(config.secretsKey);
-  const keys = await loadSigningKeys(orm.em.fork(), secretBox);
-  const tokens = new TokenService({ keys, issuer: config.tokens.issuer, audience: config.tokens.audience });
+export interface Services extends AppDeps, Core {}
 
-  const auth = new AuthService(tokens, config.tokens);
+/**
+ * The object graph shared by the api and worker roles, wired once. Events a worker produces (a room ended by its
+ * timer, a recording stopped at its duration limit) reach the API processes' sockets through the same bus.
+ */
+export async function createCore(config: Config, logger: Logger, databaseUrl: string, options: { busPoolSize?: number } = {}): Promise<Core> {
+  const orm: Orm = await openDatabase(databaseUrl, logger);
   const s3 = createS3Client(config.s3);
-  const roomBus = new PgRoomBus({ databaseUrl, logger });
-  const temporal = createTemporalClient(config.temporal);
-  const tenants = new TenantService({ secretBox, production: config.nodeEnv === 'production', purger: new TemporalTenantPurger(temporal.client, config.temporal.taskQueue) });
-  const emptyRoomTimer = new TemporalEmptyRoomTimer({ client: temporal.client, taskQueue: config.temporal.taskQueue, logger });
-  const events = new RealtimeEventPublisher({ bus: roomBus, timer: emptyRoomTimer, logger });
-  const rooms = new RoomService({ tenants, events });
-  const participants = new ParticipantService({
-    tenants,
-    rooms,
-    auth,
-    events,
-    presentIn: presentParticipantIds,
-    // `recordings` is built below; this runs only on requests, after it exists.
-    isRecording: (em, roomId) => recordings.isRecording(em, roomId),
-  });
   const store = new S3ObjectStore(s3, config.s3);
   const provider = createHttpUpstreamAdapter({ baseUrl: config.upstream.apiUrl, apiKey: config.upstream.apiKey });
-  const orchestrator = new TemporalRecordingOrchestrator(temporal.client, config.temporal.taskQueue);
-  const recordings = new RecordingService({ provider, store, orchestrator, events, tenants, logger });
-  // Ending or deleting a room stops its recording (DECISIONS §6).
+  const roomBus = new PgRoomBus({ databaseUrl, logger, ...(options.busPoolSize ? { poolSize: options.busPoolSize } : {}) });
+  const temporal = createTemporalClient(config.temporal);
+  const taskQueue = config.temporal.taskQueue;
+  const emptyRoomTimer = new TemporalEmptyRoomTimer({ client: temporal.client, taskQueue, logger });
+  const events = new RealtimeEventPublisher({ bus: roomBus, timer: emptyRoomTimer, logger });
+  const orchestrator = new TemporalRecordingOrchestrator(temporal.client, taskQueue);
+  const tenants = new TenantService({
+    secretBox: new SecretBox(config.secretsKey),
+    production: config.nodeEnv === 'production',
+    purger: new TemporalTenantPurger(temporal.client, taskQueue),
+  });
+  const rooms = new RoomService({ tenants, events });
+  // Ending or deleting a room stops its recording (DECISIONS §6), whichever process ends it.
   stopRecordingsOfEndedRooms(events, { orm, provider, events, logger, stopped: (id) => orchestrator.recordingStopped(id) });
   return {
     config,
     logger,
     orm,
-    tokens,
-    tenants,
-    auth,
-    rooms,
-    participants,
-    recordings,
-    events,
+    s3,
     store,
     provider,
     temporal,
     roomBus,
     emptyRoomTimer,
-    s3,
-    readiness: readinessChecks({ config, orm, s3 }),
+    events,
+    orchestrator,
+    tenants,
+    rooms,
     async close() {
       await emptyRoomTimer.close();
       await temporal.close();
@@ -93,4 +91,24 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
       await orm.close();
     },
   };
+}
+
+/** The api role's services: the core plus tokens, participants, recordings and the readiness checks. */
+export async function createServices(config: Config, logger: Logger, databaseUrl: string): Promise<Services> {
+  const core = await createCore(config, logger, databaseUrl);
+  const { orm, s3, tenants, rooms, events, provider, store, orchestrator } = core;
+  const secretBox = new SecretBox(config.secretsKey);
+  const keys = await loadSigningKeys(orm.em.fork(), secretBox);
+  const tokens = new TokenService({ keys, issuer: config.tokens.issuer, audience: config.tokens.audience });
+  const auth = new AuthService(tokens, config.tokens);
+  const recordings = new RecordingService({ provider, store, orchestrator, events, tenants, logger });
+  const participants = new ParticipantService({
+    tenants,
+    rooms,
+    auth,
+    events,
+    presentIn: presentParticipantIds,
+    isRecording: (em, roomId) => recordings.isRecording(em, roomId),
+  });
+  return { ...core, tokens, auth, participants, recordings, readiness: readinessChecks({ config, orm, s3 }) };
 }
