@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { components } from '../../../generated/openapi.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { OperationHandlers } from '../../http/router.ts';
 import type { TokenService } from '../../security/tokens.ts';
@@ -11,10 +12,12 @@ export function authRoutes(deps: { auth: AuthService; tenants: TenantService; to
     issueToken: async (req, res) => {
       const tenant = await tenants.findByApiKey(em(), req.body.api_key);
       if (!tenant) throw new ApiError('UNAUTHORIZED', 'Invalid API key');
-      res.json({ data: await auth.issueTenantTokens(em(), tenant) });
+      const body: components['schemas']['TokenSetResponse'] = { data: await auth.issueTenantTokens(em(), tenant) };
+      res.json(body);
     },
     refreshToken: async (req, res) => {
-      res.json({ data: await auth.refresh(em(), req.body.refresh_token) });
+      const body: components['schemas']['RefreshedTokenSetResponse'] = { data: await auth.refresh(em(), req.body.refresh_token) };
+      res.json(body);
     },
     getJwks: (_req, res) => {
       res.set('Cache-Control', 'public, max-age=300').json(tokens.jwks());

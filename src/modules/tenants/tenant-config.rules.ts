@@ -3,10 +3,9 @@ import { canonicalLanguage, isSupportedLanguage, PROVIDER_LANGUAGES } from '../.
 import { assertSafeWebhookUrl, UnsafeUrlError } from '../../security/ssrf-guard.ts';
 import type { TenantConfig } from './tenant-config.ts';
 
-// Rules the OpenAPI schema cannot express (types, enums and ranges are checked there first).
+// Rules the OpenAPI schema cannot express (types, enums such as ai.provider, and ranges are checked there first).
 
 const LOCAL_WILDCARDS = new Set(['http://localhost:*', 'http://127.0.0.1:*']);
-const AI_PROVIDERS = ['builtin', 'openai-compatible'];
 const MODEL_ID = /^[A-Za-z0-9._-]+\/[A-Za-z0-9._:-]+$/;
 
 export async function assertValidConfig(config: TenantConfig, options: { production: boolean }): Promise<TenantConfig> {
@@ -31,9 +30,6 @@ export async function assertValidConfig(config: TenantConfig, options: { product
     const provider = hook.transcription?.provider;
     if (provider !== undefined && !(provider in PROVIDER_LANGUAGES)) {
       throw validationError('/body/post_meeting_webhook/transcription/provider', `Unknown transcription provider "${provider}"; one of ${Object.keys(PROVIDER_LANGUAGES).join(', ')}`);
-    }
-    if (hook.ai?.provider !== undefined && !AI_PROVIDERS.includes(hook.ai.provider)) {
-      throw validationError('/body/post_meeting_webhook/ai/provider', `Unknown AI provider "${hook.ai.provider}"; one of ${AI_PROVIDERS.join(', ')}`);
     }
     if (hook.ai?.model !== undefined && !MODEL_ID.test(hook.ai.model)) {
       throw validationError('/body/post_meeting_webhook/ai/model', 'ai.model must have the form <vendor>/<model>');

@@ -1,6 +1,6 @@
 import type { SecretBox } from '../../security/secret-box.ts';
 import { maskSecret } from '../../security/secret-box.ts';
-import type { PostMeetingWebhookConfig, TenantConfig } from './tenant-config.ts';
+import type { PostMeetingWebhookConfig, StoredTenantConfig } from './tenant-config.ts';
 
 // The three secrets a tenant gives us inside its config. They are sealed at rest and masked in every response;
 // this file is the one place that knows where they live.
@@ -14,11 +14,11 @@ function mapSecrets(hook: Partial<PostMeetingWebhookConfig>, f: SecretTransform)
   return out;
 }
 
-function mapConfigSecrets<T extends Partial<TenantConfig>>(config: T, f: SecretTransform): T {
+function mapConfigSecrets<T extends StoredTenantConfig>(config: T, f: SecretTransform): T {
   if (!config.post_meeting_webhook) return config;
   return { ...config, post_meeting_webhook: mapSecrets(config.post_meeting_webhook, f) };
 }
 
-export const sealConfig = <T extends Partial<TenantConfig>>(config: T, box: SecretBox) => mapConfigSecrets(config, (s) => box.seal(s));
-export const openConfig = <T extends Partial<TenantConfig>>(config: T, box: SecretBox) => mapConfigSecrets(config, (s) => box.open(s));
-export const maskConfig = <T extends Partial<TenantConfig>>(config: T) => mapConfigSecrets(config, maskSecret);
+export const sealConfig = <T extends StoredTenantConfig>(config: T, box: SecretBox) => mapConfigSecrets(config, (s) => box.seal(s));
+export const openConfig = <T extends StoredTenantConfig>(config: T, box: SecretBox) => mapConfigSecrets(config, (s) => box.open(s));
+export const maskConfig = <T extends StoredTenantConfig>(config: T) => mapConfigSecrets(config, maskSecret);

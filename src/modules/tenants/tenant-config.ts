@@ -3,16 +3,17 @@
 
 export type DuplicateParticipantPolicy = 'reject' | 'disconnect_existing' | 'allow';
 
+/** The webhook as it takes effect: every include flag decided (false unless the tenant set it). */
 export interface PostMeetingWebhookConfig {
   enabled: boolean;
   url: string;
   secret: string;
-  include_recording?: boolean;
-  include_transcript?: boolean;
-  include_summary?: boolean;
-  include_action_items?: boolean;
+  include_recording: boolean;
+  include_transcript: boolean;
+  include_summary: boolean;
+  include_action_items: boolean;
   transcription?: { provider?: string; api_key?: string };
-  ai?: { provider?: string; api_key?: string; model?: string };
+  ai?: { provider?: 'builtin' | 'openai-compatible'; api_key?: string; model?: string };
 }
 
 export interface TenantConfig {
@@ -45,9 +46,12 @@ export const DEFAULT_TENANT_CONFIG: TenantConfig = Object.freeze({
   post_meeting_webhook: null,
 }) as TenantConfig;
 
-export type TenantConfigPatch = Partial<Omit<TenantConfig, 'post_meeting_webhook'>> & {
+/** What is stored (and what a patch carries): only the fields the tenant set. */
+export type StoredTenantConfig = Partial<Omit<TenantConfig, 'post_meeting_webhook'>> & {
   post_meeting_webhook?: Partial<PostMeetingWebhookConfig> | null;
 };
+
+export type TenantConfigPatch = StoredTenantConfig;
 
 /** RFC 7396 merge patch on plain JSON objects: provided fields change, null removes, others keep their values. */
 export function mergePatch<T>(target: T, patch: unknown): T {
@@ -62,10 +66,14 @@ export function mergePatch<T>(target: T, patch: unknown): T {
 }
 
 /** The stored config with every default filled in (stored configs only hold what the tenant set). */
-export function withDefaults(stored: Partial<TenantConfig> | null | undefined): TenantConfig {
-  const config = { ...DEFAULT_TENANT_CONFIG, ...(stored ?? {}) };
-  if (config.post_meeting_webhook) config.post_meeting_webhook = { ...WEBHOOK_INCLUDE_DEFAULTS, ...config.post_meeting_webhook };
-  return config;
+export function withDefaults(stored: StoredTenantConfig | null | undefined): TenantConfig {
+  const { post_meeting_webhook: hook, ...rest } = stored ?? {};
+  return {
+    ...DEFAULT_TENANT_CONFIG,
+    ...rest,
+    // enabled/url/secret are required whenever a webhook is stored (checked on every patch).
+    post_meeting_webhook: hook ? ({ ...WEBHOOK_INCLUDE_DEFAULTS, ...hook } as PostMeetingWebhookConfig) : null,
+  };
 }
 
 const WEBHOOK_INCLUDE_DEFAULTS = { include_recording: false, include_transcript: false, include_summary: false, include_action_items: false };

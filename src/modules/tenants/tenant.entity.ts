@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { TenantConfig } from './tenant-config.ts';
+import type { StoredTenantConfig } from './tenant-config.ts';
 
 export const TenantSchema = defineEntity({
   name: 'Tenant',
@@ -15,7 +15,7 @@ export const TenantSchema = defineEntity({
     maxParticipantsPerRoom: p.integer(),
     maxRecordingDurationMinutes: p.integer(),
     /** Only what the tenant set (secrets sealed); defaults are applied on read. */
-    config: p.json<Partial<TenantConfig>>(),
+    config: p.json<StoredTenantConfig>(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

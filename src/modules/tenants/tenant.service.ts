@@ -6,7 +6,7 @@ import { generateApiKey, hashApiKey, looksLikeApiKey } from '../../security/api-
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { TenantPurger } from './tenant-purge.ts';
 import { TenantSchema, type Tenant } from './tenant.entity.ts';
-import { mergePatch, withDefaults, type TenantConfig, type TenantConfigPatch } from './tenant-config.ts';
+import { mergePatch, withDefaults, type StoredTenantConfig, type TenantConfig, type TenantConfigPatch } from './tenant-config.ts';
 import { assertValidConfig } from './tenant-config.rules.ts';
 import { maskConfig, openConfig, sealConfig } from './tenant-config.secrets.ts';
 
@@ -101,7 +101,7 @@ export class TenantService {
     const tenant = await this.getManaged(em, id, principal);
     const current = openConfig(tenant.config, this.deps.secretBox);
     // A secret left out of the patch keeps its value (merge patch), so clients never need to send it back.
-    const merged = mergePatch<Partial<TenantConfig>>(current, patch);
+    const merged = mergePatch<StoredTenantConfig>(current, patch);
     const valid = await assertValidConfig(withDefaults(merged), { production: this.deps.production });
     if (merged.transcription_language !== undefined) merged.transcription_language = valid.transcription_language;
     tenant.config = sealConfig(merged, this.deps.secretBox);
