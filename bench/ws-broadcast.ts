@@ -1,7 +1,7 @@
 // Benchmark (not a test): one room, N connected clients, chat from one sender; Convene's gateway beside a bare `ws`
 // broadcast server doing the same work, in the same run, on loopback. Then memory per idle connection.
 //
-//   node --expose-gc bench/ws-broadcast.ts [--clients 1000] [--messages 500] [--rate 50] [--burst 500] [--idle 5000]
+//   npx node --expose-gc bench/ws-broadcast.ts [--clients 1000] [--messages 500] [--rate 50] [--burst 500] [--idle 5000]
 //
 // This process runs the servers (and a throwaway PostgreSQL, unless DATABASE_URL is set); a forked child runs every
 // client, the sender included, so send and receive times come from one clock. Results: BENCHMARKS.md.
