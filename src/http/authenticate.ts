@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import { safeEqual } from '../security/api-keys.ts';
 import { InvalidTokenError, TokenExpiredError, type TokenClaims, type TokenService } from '../security/tokens.ts';
+import { issuedFromCurrentKey } from '../modules/auth/auth.service.ts';
 import { currentParticipant } from '../modules/participants/participant-status.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
@@ -64,8 +65,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     const em = deps.em();
     if (claims.typ === 'access' && !claims.participant_id) {
       const tenant = await em.findOne(TenantSchema, { id: claims.tenant_id });
-      // A rotated key retires every token issued from it.
-      if (!tenant || tenant.apiKeyId !== claims.key_id) throw unauthorized('Invalid token');
+      if (!tenant || !issuedFromCurrentKey(tenant, claims)) throw unauthorized('Invalid token');
       return { kind: 'tenant', tenantId: tenant.id, via: 'access_token' };
     }
     if (claims.typ !== 'auth' || !claims.participant_id || !claims.room_id || !claims.role) {

@@ -25,6 +25,14 @@ export interface ParticipantTokenSet extends TokenSet {
   auth_token: string;
 }
 
+/**
+ * Rotating a tenant's API key retires every tenant token issued from the old one: they carry the key's id (`key_id`).
+ * Participant tokens do not descend from the key and are unaffected.
+ */
+export function issuedFromCurrentKey(tenant: Tenant, claims: TokenClaims): boolean {
+  return Boolean(claims.participant_id) || claims.key_id === tenant.apiKeyId;
+}
+
 const invalidRefresh = () => new ApiError('INVALID_REFRESH_TOKEN', 'Refresh token is invalid or expired');
 
 /**
@@ -44,7 +52,7 @@ export class AuthService {
   async issueTenantTokens(em: EntityManager, tenant: Tenant, familyId = uuidv7()): Promise<TokenSet> {
     const base = { sub: tenant.id, tenant_id: tenant.id, key_id: tenant.apiKeyId };
     const access = await this.tokens.sign({ ...base, typ: 'access' }, this.ttl.tenantAccessTtl);
-    const refresh = await this.issueRefresh(em, { ...base, typ: 'refresh', fam: familyId }, tenant, null);
+    const refresh = await this.issueRefresh(em, { ...base, typ: 'refresh', fam: familyId }, tenant);
     return { access_token: access, refresh_token: refresh, token_type: 'Bearer', expires_in: this.ttl.tenantAccessTtl };
   }
 
@@ -53,19 +61,18 @@ export class AuthService {
     const base = { sub: participant.id, tenant_id: tenant.id, room_id: roomId, participant_id: participant.id, role: participant.role };
     const ttl = this.ttl.participantTtl;
     const [access, authToken] = await Promise.all([this.tokens.sign({ ...base, typ: 'access' }, ttl), this.tokens.sign({ ...base, typ: 'auth' }, ttl)]);
-    const refresh = await this.issueRefresh(em, { ...base, typ: 'refresh', fam: familyId }, tenant, participant.id);
+    const refresh = await this.issueRefresh(em, { ...base, typ: 'refresh', fam: familyId }, tenant);
     return { access_token: access, auth_token: authToken, refresh_token: refresh, token_type: 'Bearer', expires_in: ttl };
   }
 
   /** Stores and signs a refresh token of the given family. */
-  async issueRefresh(em: EntityManager, claims: TokenClaimsInput, tenant: Tenant, participantId: string | null): Promise<string> {
+  private async issueRefresh(em: EntityManager, claims: TokenClaimsInput, tenant: Tenant): Promise<string> {
     const { token, claims: issued } = await this.tokens.issue(claims, this.ttl.refreshTtl);
     em.create(RefreshTokenSchema, {
       jti: issued.jti,
       familyId: issued.fam!,
       tenant,
-      participantId,
-      apiKeyId: participantId ? null : tenant.apiKeyId,
+      participantId: claims.participant_id ?? null,
       expiresAt: new Date(issued.exp * 1000),
     });
     await em.flush();
@@ -97,9 +104,7 @@ export class AuthService {
       throw invalidRefresh();
     }
     const tenant = await em.findOne(TenantSchema, { id: claims.tenant_id });
-    if (!tenant) throw invalidRefresh();
-    const row = await em.findOneOrFail(RefreshTokenSchema, { jti: claims.jti });
-    if (row.apiKeyId !== null && row.apiKeyId !== tenant.apiKeyId) throw invalidRefresh();
+    if (!tenant || !issuedFromCurrentKey(tenant, claims)) throw invalidRefresh();
     return { claims, tenant };
   }
 

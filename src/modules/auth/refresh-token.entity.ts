@@ -12,8 +12,6 @@ export const RefreshTokenSchema = defineEntity({
     tenant: () => p.manyToOne(TenantSchema).deleteRule('cascade'),
     /** Participant tokens only; null for a tenant's own tokens. */
     participantId: p.uuid().nullable().index(),
-    /** The tenant API key generation this family descends from (tenant tokens). */
-    apiKeyId: p.uuid().nullable(),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
