@@ -81,7 +81,7 @@ export function createApp(deps: AppDeps): Express {
     ...tenantRoutes({ tenants: deps.tenants, em }),
     ...roomRoutes({ rooms: deps.rooms, em }),
     ...recordingRoutes({ recordings: deps.recordings, em }),
-    ...participantRoutes({ participants: deps.participants, tenants: deps.tenants, em }),
+    ...participantRoutes({ participants: deps.participants, em }),
   };
   const authenticate = createAuthenticator({ adminApiKey: config.adminApiKey, tokens: deps.tokens, tenants: deps.tenants, em });
   const limit = tenantRateLimit(config.rateLimitPerMinute);

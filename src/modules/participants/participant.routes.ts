@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { components } from '../../../generated/openapi.ts';
 import type { OperationHandlers } from '../../http/router.ts';
-import type { TenantService } from '../tenants/tenant.service.ts';
 import type { Participant } from './participant.entity.ts';
 import type { ParticipantService } from './participant.service.ts';
 
@@ -10,12 +9,13 @@ type ListEntry = components['schemas']['ParticipantListEntry'];
 
 const optionalExternalId = (p: Participant) => (p.externalUserId ? { external_user_id: p.externalUserId } : {});
 
-export function participantRoutes(deps: { participants: ParticipantService; tenants: TenantService; em: () => EntityManager }): OperationHandlers {
-  const { participants, tenants, em } = deps;
+export function participantRoutes(deps: { participants: ParticipantService; em: () => EntityManager }): OperationHandlers {
+  const { participants, em } = deps;
   return {
     addParticipant: async (req, res) => {
       const added = await participants.add(em(), req.principal!, req.params.id as string, req.body);
-      const { post_meeting_webhook: _hidden, ...tenantConfig } = tenants.visibleConfig(added.tenant);
+      // DECISIONS §5: the config without post_meeting_webhook, which is also where every secret lives.
+      const { post_meeting_webhook: _hidden, ...tenantConfig } = added.config;
       const body: AddResponse = {
         participant: {
           id: added.participant.id,

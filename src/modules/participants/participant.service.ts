@@ -9,6 +9,7 @@ import { RoomSchema, type Room } from '../rooms/room.entity.ts';
 import { findRoom, findRoomOrNull, roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
 import { limitExceeded, roomEnded, type RoomService } from '../rooms/room.service.ts';
 import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
+import type { TenantConfig } from '../tenants/tenant-config.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
 import { ParticipantSchema, type Participant } from './participant.entity.ts';
 
@@ -34,6 +35,8 @@ export interface Added {
   room: Room;
   roomCreated: boolean;
   tenant: Tenant;
+  /** The tenant's effective config (secrets in the clear: never send it whole). */
+  config: TenantConfig;
   tokens: ParticipantTokenSet;
   shouldStartRecording: boolean;
 }
@@ -48,7 +51,7 @@ export class ParticipantService {
   async add(em: EntityManager, principal: Principal, roomRef: string, input: ParticipantInput, options: { earlyJoin: boolean } = { earlyJoin: true }): Promise<Added> {
     const tenantId = tenantOf(principal);
     const events: DomainEvent[] = [];
-    const { participant, room, roomCreated, tenant } = await em.transactional(async (tx) => {
+    const { participant, room, roomCreated, tenant, config } = await em.transactional(async (tx) => {
       const tenant = await tx.findOneOrFail(TenantSchema, { id: tenantId });
       const config = this.deps.tenants.effectiveConfig(tenant);
       let room = await findRoomOrNull(tx, tenantId, roomRef);
@@ -90,19 +93,18 @@ export class ParticipantService {
       });
       await tx.flush();
       for (const old of replaced) await this.deps.auth.revokeParticipant(tx, old.id);
-      return { participant, room: locked, roomCreated, tenant };
+      return { participant, room: locked, roomCreated, tenant, config };
     });
 
     if (roomCreated) events.unshift({ type: 'room.created', tenantId, roomId: room.id });
     events.push({ type: 'participant.added', tenantId, roomId: room.id, participant: { id: participant.id, display_name: participant.displayName, role: participant.role } });
     for (const event of events) await this.deps.events.publish(event);
     const tokens = await this.deps.auth.issueParticipantTokens(em, tenant, participant);
-    return { participant, room, roomCreated, tenant, tokens, shouldStartRecording: await this.shouldStartRecording(em, tenant, room) };
+    return { participant, room, roomCreated, tenant, config, tokens, shouldStartRecording: await this.shouldStartRecording(em, config, room) };
   }
 
   /** DECISIONS §6: recording enabled for the room, the tenant wants it started, and nothing is recording yet. */
-  private async shouldStartRecording(em: EntityManager, tenant: Tenant, room: Room): Promise<boolean> {
-    const config = this.deps.tenants.effectiveConfig(tenant);
+  private async shouldStartRecording(em: EntityManager, config: TenantConfig, room: Room): Promise<boolean> {
     if (!room.recordingEnabled || !(config.force_recording || config.auto_start_recording)) return false;
     return !(await this.deps.isRecording?.(em, room.id));
   }

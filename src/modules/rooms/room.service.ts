@@ -81,7 +81,7 @@ export class RoomService {
   }
 
   async update(em: EntityManager, room: Room, patch: { name?: string; config?: RoomConfigInput }): Promise<Room> {
-    await em.transactional(async (tx) => {
+    return em.transactional(async (tx) => {
       await lockRow(tx, 'rooms', room.id);
       const locked = await tx.findOneOrFail(RoomSchema, { id: room.id }, { refresh: true, populate: ['tenant'] });
       if (locked.status === 'ended') throw roomEnded();
@@ -100,14 +100,13 @@ export class RoomService {
         locked.recordingEnabled = config.recording_enabled;
       }
       await flushUnique(tx, locked.name);
+      return locked;
     });
-    await em.refresh(room);
-    return room;
   }
 
   /** Idempotent: ending an ended room returns it unchanged. Sockets close and recordings stop through the event. */
   async end(em: EntityManager, tenantId: string, roomId: string): Promise<Room> {
-    const room = await em.transactional(async (tx) => {
+    const { room, changed } = await em.transactional(async (tx) => {
       await lockRow(tx, 'rooms', roomId);
       const locked = await tx.findOne(RoomSchema, { id: roomId, tenant: tenantId }, { refresh: true });
       if (!locked) throw notFound('Room');
@@ -116,9 +115,8 @@ export class RoomService {
       locked.endedAt = new Date();
       return { room: locked, changed: true };
     });
-    if (room.changed) await this.events.publish({ type: 'room.ended', tenantId, roomId, endedAt: room.room.endedAt!.toISOString() });
-    await em.refresh(room.room);
-    return room.room;
+    if (changed) await this.events.publish({ type: 'room.ended', tenantId, roomId, endedAt: room.endedAt!.toISOString() });
+    return room;
   }
 
   /** Permanent: the room and its participants go; connected clients are disconnected through the event. */
