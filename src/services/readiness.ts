@@ -4,7 +4,11 @@ import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import type { ReadinessCheck } from '../modules/system/system.routes.ts';
 
-/** What GET /readyz asks: can we reach the database, Temporal and the object store right now. */
+/**
+ * What GET /readyz asks: can we reach the database, Temporal and the object store right now. Temporal is asked over a
+ * short-lived connection of its own: the API's lazy client connection cannot tell "down now" from "never connected",
+ * and a probe must see Temporal come back.
+ */
 export function readinessChecks(deps: { config: Config; orm: Orm; s3: S3Client }): Record<string, ReadinessCheck> {
   return {
     database: async () => {
