@@ -15,6 +15,37 @@ export const recordingRetentionWorkflowId = (recordingId: string) => `recording-
 /** Deletes a deleted tenant's stored files (its rows are gone already). */
 export const tenantPurgeWorkflowId = (tenantId: string) => `tenant-purge-${tenantId}`;
 
+/** Transcribe, summarise, then hand the result to a webhook delivery (DECISIONS §9). One per recording. */
+export const postMeetingWorkflowId = (recordingId: string) => `post-meeting-${recordingId}`;
+/** One transcript: stream the audio from S3 to the provider, store the segments. */
+export const transcriptionWorkflowId = (transcriptId: string) => `transcription-${transcriptId}`;
+/** One outgoing webhook delivery: sign, POST, record the attempt, sleep per the schedule (DECISIONS §10). */
+export const webhookDeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
+
+/**
+ * Keyword search attributes every workflow is started with (DECISIONS §13), so an operator finds all runs of a tenant,
+ * room, recording or delivery with one query (`ConveneRecordingId = "<id>"`). The dev stack, the test harness and
+ * docker-compose register them with the Temporal server.
+ */
+export const SEARCH_ATTRIBUTE_NAMES = {
+  tenantId: 'ConveneTenantId',
+  roomId: 'ConveneRoomId',
+  recordingId: 'ConveneRecordingId',
+  deliveryId: 'ConveneDeliveryId',
+} as const;
+
+export interface PostMeetingInput {
+  recordingId: string;
+}
+
+export interface TranscriptionInput {
+  transcriptId: string;
+}
+
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+}
+
 /** Sent by Stop Recording to the auto-stop workflow, which then ends without stopping anything. */
 export const recordingStoppedSignal = defineSignal('recordingStopped');
 

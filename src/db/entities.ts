@@ -5,7 +5,10 @@ import { RoomSchema } from '../modules/rooms/room.entity.ts';
 import { RefreshTokenSchema } from '../modules/auth/refresh-token.entity.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import { SigningKeySchema } from './signing-key.entity.ts';
+import { TranscriptSchema } from '../modules/transcripts/transcript.entity.ts';
+import { PostMeetingResultSchema } from '../modules/post-meeting/post-meeting-result.entity.ts';
 import { ChatMessageSchema, RaisedHandSchema, RealtimeConnectionSchema, RoomEventSequenceSchema } from '../realtime/realtime.entities.ts';
 
 export const ENTITIES = [TenantSchema, RefreshTokenSchema, SigningKeySchema, RoomSchema, ParticipantSchema, RecordingSchema,
-  RealtimeConnectionSchema, RaisedHandSchema, ChatMessageSchema, RoomEventSequenceSchema];
+  RealtimeConnectionSchema, RaisedHandSchema, ChatMessageSchema, RoomEventSequenceSchema,
+  TranscriptSchema, PostMeetingResultSchema];

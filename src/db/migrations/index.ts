@@ -3,10 +3,12 @@ import { Migration20261121Initial } from './20261121-initial.ts';
 import { Migration20261121RoomsParticipants } from './20261121-rooms-participants.ts';
 import { Migration20261121Recordings } from './20261121-recordings.ts';
 import { Migration20261121Websocket } from './20261121-websocket.ts';
+import { Migration20261123PostMeeting } from './20261123-post-meeting.ts';
 
 export const MIGRATIONS = [
   { name: '20261121-initial', class: Migration20261121Initial },
   { name: '20261121-rooms-participants', class: Migration20261121RoomsParticipants },
   { name: '20261121-recordings', class: Migration20261121Recordings },
   { name: '20261121-websocket', class: Migration20261121Websocket },
+  { name: '20261123-post-meeting', class: Migration20261123PostMeeting },
 ];
