@@ -34,6 +34,28 @@ export const SEARCH_ATTRIBUTE_NAMES = {
   deliveryId: 'ConveneDeliveryId',
 } as const;
 
+/** The resources a run acts on: what its search attributes say (DECISIONS §13). */
+export interface WorkflowSubject {
+  tenantId: string;
+  roomId?: string | null;
+  recordingId?: string | null;
+  deliveryId?: string | null;
+}
+
+/**
+ * `typedSearchAttributes` for a workflow start (client `workflow.start` and workflow `startChild` alike): a plain
+ * key/value list, so workflow code needs no import beyond this file.
+ */
+export function searchAttributesFor(subject: WorkflowSubject): Array<{ key: { name: string; type: 'KEYWORD' }; value: string }> {
+  const pairs: Array<[string, string | null | undefined]> = [
+    [SEARCH_ATTRIBUTE_NAMES.tenantId, subject.tenantId],
+    [SEARCH_ATTRIBUTE_NAMES.roomId, subject.roomId],
+    [SEARCH_ATTRIBUTE_NAMES.recordingId, subject.recordingId],
+    [SEARCH_ATTRIBUTE_NAMES.deliveryId, subject.deliveryId],
+  ];
+  return pairs.flatMap(([name, value]) => (value ? [{ key: { name, type: 'KEYWORD' as const }, value }] : []));
+}
+
 export interface PostMeetingInput {
   recordingId: string;
 }
