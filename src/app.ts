@@ -23,6 +23,8 @@ import { roomRoutes } from './modules/rooms/room.routes.ts';
 import type { RoomService } from './modules/rooms/room.service.ts';
 import { systemRoutes, type ReadinessCheck } from './modules/system/system.routes.ts';
 import { tenantRoutes } from './modules/tenants/tenant.routes.ts';
+import { transcriptRoutes } from './modules/transcripts/transcript.routes.ts';
+import type { TranscriptService } from './modules/transcripts/transcript.service.ts';
 import type { TenantService } from './modules/tenants/tenant.service.ts';
 import type { TokenService } from './security/tokens.ts';
 
@@ -36,6 +38,7 @@ export interface AppDeps {
   rooms: RoomService;
   participants: ParticipantService;
   recordings: RecordingService;
+  transcripts: TranscriptService;
   readiness: Record<string, ReadinessCheck>;
 }
 
@@ -82,6 +85,7 @@ export function createApp(deps: AppDeps): Express {
     ...roomRoutes({ rooms: deps.rooms, em }),
     ...recordingRoutes({ recordings: deps.recordings, em }),
     ...participantRoutes({ participants: deps.participants, em }),
+    ...transcriptRoutes({ transcripts: deps.transcripts, em }),
   };
   const authenticate = createAuthenticator({ adminApiKey: config.adminApiKey, tokens: deps.tokens, tenants: deps.tenants, em });
   const limit = tenantRateLimit(config.rateLimitPerMinute);

@@ -6,3 +6,5 @@ export { recordingIngestWorkflow } from './recording-ingest.ts';
 export { recordingRetentionWorkflow } from './recording-retention.ts';
 export { emptyRoomWorkflow } from './empty-room.ts';
 export { tenantPurgeWorkflow } from './tenant-purge.ts';
+export { transcriptionWorkflow } from './transcription.ts';
+export { postMeetingWorkflow } from './post-meeting.ts';

@@ -11,6 +11,7 @@ import {
 import type { RecordingActivities } from '../src/activities/recordings.ts';
 import { recordingRetentionWorkflow } from './recording-retention.ts';
 import { NON_RETRYABLE, recordingRetentionWorkflowId, type IngestRecordingInput, type RecordingSource } from './shared.ts';
+import { postMeetingWorkflowId, searchAttributesFor } from './shared.ts';
 
 // Quick database and provider calls.
 const bookkeeping = proxyActivities<RecordingActivities>({
@@ -53,6 +54,7 @@ export async function recordingIngestWorkflow(input: IngestRecordingInput): Prom
     }
     const { tenantId } = await bookkeeping.markRecordingReady({ recordingId, stored, durationSeconds: source.durationSeconds });
     await startRetention(recordingId, tenantId);
+    await startPostMeeting(recordingId, tenantId);
     return { status: 'ready', sizeBytes: stored.sizeBytes };
   } catch (err) {
     if (isFailureOfType(err, NON_RETRYABLE.recordingGone)) throw err;
@@ -84,4 +86,22 @@ function isFailureOfType(err: unknown, type: string): boolean {
 function describe(err: unknown): string {
   const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
   return cause instanceof Error ? cause.message : String(err);
+}
+
+/**
+ * Post-meeting processing (DECISIONS §9) runs on its own (abandoned by this run), one per recording: a repeat start
+ * (an ingestion replayed after Recover) finds the first run and is ignored.
+ */
+async function startPostMeeting(recordingId: string, tenantId: string): Promise<void> {
+  try {
+    await startChild('postMeetingWorkflow', {
+      workflowId: postMeetingWorkflowId(recordingId),
+      args: [{ recordingId }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: searchAttributesFor({ tenantId, recordingId }),
+      staticSummary: `post-meeting processing of recording ${recordingId}`,
+    });
+  } catch (err) {
+    if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
+  }
 }

@@ -1,11 +1,18 @@
 // Every activity the worker registers, built from explicit dependencies (tests build the same thing).
+import { createPostMeetingActivities, type PostMeetingActivityDeps } from './post-meeting.ts';
 import { createRecordingActivities, type RecordingActivityDeps } from './recordings.ts';
 import { createTenantActivities } from './tenants.ts';
+import { createTranscriptionActivities, type TranscriptionActivityDeps } from './transcription.ts';
 
-export type ActivityDeps = RecordingActivityDeps;
+export type ActivityDeps = RecordingActivityDeps & TranscriptionActivityDeps & PostMeetingActivityDeps;
 
 export function createActivities(deps: ActivityDeps) {
-  return { ...createRecordingActivities(deps), ...createTenantActivities(deps) };
+  return {
+    ...createRecordingActivities(deps),
+    ...createTenantActivities(deps),
+    ...createTranscriptionActivities(deps),
+    ...createPostMeetingActivities(deps),
+  };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -11,6 +11,9 @@ import { RecordingService } from '../modules/recordings/recording.service.ts';
 import { RoomService } from '../modules/rooms/room.service.ts';
 import { TemporalTenantPurger } from '../modules/tenants/tenant-purge.ts';
 import { TenantService } from '../modules/tenants/tenant.service.ts';
+import { TemporalTranscriptionOrchestrator } from '../modules/transcripts/transcript-orchestrator.ts';
+import { TranscriptService } from '../modules/transcripts/transcript.service.ts';
+import { createProviderRegistry, type ProviderRegistry } from '../providers/registry.ts';
 import { SecretBox } from '../security/secret-box.ts';
 import { TokenService } from '../security/tokens.ts';
 import { TemporalEmptyRoomTimer, type EmptyRoomTimer } from '../realtime/empty-room-timer.ts';
@@ -41,6 +44,8 @@ export interface Core {
   orchestrator: TemporalRecordingOrchestrator;
   tenants: TenantService;
   rooms: RoomService;
+  /** Transcription providers and AI analysers (DECISIONS §9), from the operator's settings. */
+  providers: ProviderRegistry;
   close(): Promise<void>;
 }
 
@@ -83,6 +88,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
     orchestrator,
     tenants,
     rooms,
+    providers: createProviderRegistry(config),
     async close() {
       await emptyRoomTimer.close();
       await temporal.close();
@@ -96,7 +102,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
 /** The api role's services: the core plus tokens, participants, recordings and the readiness checks. */
 export async function createServices(config: Config, logger: Logger, databaseUrl: string): Promise<Services> {
   const core = await createCore(config, logger, databaseUrl);
-  const { orm, s3, tenants, rooms, events, provider, store, orchestrator } = core;
+  const { orm, s3, tenants, rooms, events, provider, store, orchestrator, providers, temporal, logger: log } = core;
   const secretBox = new SecretBox(config.secretsKey);
   const keys = await loadSigningKeys(orm.em.fork(), secretBox);
   const tokens = new TokenService({ keys, issuer: config.tokens.issuer, audience: config.tokens.audience });
@@ -110,5 +116,11 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     presentIn: presentParticipantIds,
     isRecording: (em, roomId) => recordings.isRecording(em, roomId),
   });
-  return { ...core, tokens, auth, participants, recordings, readiness: readinessChecks({ config, orm, s3 }) };
+  const transcripts = new TranscriptService({
+    providers,
+    orchestrator: new TemporalTranscriptionOrchestrator(temporal.client, config.temporal.taskQueue),
+    tenants,
+    logger: log,
+  });
+  return { ...core, tokens, auth, participants, recordings, transcripts, readiness: readinessChecks({ config, orm, s3 }) };
 }

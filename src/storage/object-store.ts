@@ -50,6 +50,11 @@ export interface ObjectStore {
   delete(location: ObjectLocation): Promise<void>;
   /** The object's size and type, or null when it does not exist. */
   head(location: ObjectLocation): Promise<StoredObject | null>;
+  /**
+   * The object (or the byte range `start`..`end`, end exclusive) as a stream: read as it is consumed, never whole in
+   * memory. Null when the object does not exist.
+   */
+  open(location: ObjectLocation, range?: { start: number; end: number }, signal?: AbortSignal): Promise<Readable | null>;
   /** Keys under a prefix (at most 1000), for operators and tests. */
   list(bucket: string, prefix: string): Promise<string[]>;
   /** Deletes every object under `prefix` in both buckets (all pages); returns how many. Safe to repeat. */
@@ -137,6 +142,24 @@ export class S3ObjectStore implements ObjectStore {
     } catch (err) {
       const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
       if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return null;
+      throw err;
+    }
+  }
+
+  async open(location: ObjectLocation, range?: { start: number; end: number }, signal?: AbortSignal): Promise<Readable | null> {
+    try {
+      const answer = await this.#s3.send(
+        new GetObjectCommand({
+          Bucket: location.bucket,
+          Key: location.key,
+          ...(range ? { Range: `bytes=${range.start}-${range.end - 1}` } : {}),
+        }),
+        signal ? { abortSignal: signal } : {},
+      );
+      return answer.Body as Readable;
+    } catch (err) {
+      const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+      if (e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return null;
       throw err;
     }
   }

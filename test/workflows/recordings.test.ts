@@ -61,6 +61,8 @@ beforeAll(async () => {
       provider: createHttpUpstreamAdapter({ baseUrl: media.url }),
       events,
       logger: t.services.logger,
+      tenants: t.services.tenants,
+      providers: t.services.providers,
     }),
   });
   running = worker.run();

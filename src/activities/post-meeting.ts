@@ -1,0 +1,186 @@
+// Activities of the post-meeting workflow (workflows/post-meeting.ts): plan from the tenant's config, make the
+// transcript row, summarise, record failures, complete. All keyed by the recording; each one repeatable.
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { ApplicationFailure } from '@temporalio/activity';
+import { v7 as uuidv7 } from 'uuid';
+import type { Logger } from '../logger.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import { PostMeetingResultSchema, type PostMeetingError } from '../modules/post-meeting/post-meeting-result.entity.ts';
+import { RecordingSchema } from '../modules/recordings/recording.entity.ts';
+import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
+import type { TenantService } from '../modules/tenants/tenant.service.ts';
+import { TranscriptSchema } from '../modules/transcripts/transcript.entity.ts';
+import { ProviderError } from '../providers/types.ts';
+import type { ObjectStore } from '../storage/object-store.ts';
+import { TRANSCRIPTION_FAILURE, type PostMeetingPlan } from '../../workflows/post-meeting-types.ts';
+import { storedLocation } from './transcription.ts';
+
+export interface PostMeetingActivityDeps {
+  orm: MikroORM;
+  store: Pick<ObjectStore, 'bucket' | 'archiveBucket'>;
+  tenants: Pick<TenantService, 'effectiveConfig'>;
+  providers: ProviderRegistry;
+  logger: Logger;
+}
+
+export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
+  const { orm, tenants, providers } = deps;
+
+  const load = async (recordingId: string) => {
+    const em = orm.em.fork();
+    const recording = await em.findOne(RecordingSchema, { id: recordingId });
+    if (!recording) throw ApplicationFailure.nonRetryable(`recording ${recordingId} no longer exists`, TRANSCRIPTION_FAILURE.transcriptGone);
+    const tenant = await em.findOneOrFail(TenantSchema, { id: recording.tenant.id });
+    return { em, recording, config: tenants.effectiveConfig(tenant) };
+  };
+
+  return {
+    /**
+     * DECISIONS §9: transcribe when `transcription_enabled` or the webhook asks for a transcript, summary or action
+     * items; summarise when it asks for a summary or action items; deliver when the webhook is enabled. Creates the
+     * `post_meeting_results` row (`running`); a completed row means a repeated run with nothing left to do.
+     */
+    async planPostMeeting({ recordingId }: { recordingId: string }): Promise<PostMeetingPlan> {
+      const { em, recording, config } = await load(recordingId);
+      const hook = config.post_meeting_webhook;
+      const summarise = Boolean(hook && (hook.include_summary || hook.include_action_items));
+      const plan = {
+        tenantId: recording.tenant.id,
+        roomId: recording.room.id,
+        transcribe: config.transcription_enabled || Boolean(hook?.include_transcript) || summarise,
+        summarise,
+        deliver: Boolean(hook?.enabled),
+      };
+      let row = await em.findOne(PostMeetingResultSchema, { recording: recordingId });
+      if (row?.status === 'completed') return { ...plan, alreadyCompleted: true };
+      if (!row) {
+        row = em.create(PostMeetingResultSchema, {
+          recording,
+          tenant: recording.tenant,
+          roomId: recording.room.id,
+          status: 'running',
+          errors: [],
+        });
+        await em.flush();
+      }
+      return { ...plan, alreadyCompleted: false };
+    },
+
+    /**
+     * The transcript post-meeting makes (`origin: post_meeting`), created once per recording: a repeat returns the
+     * same one. Null with an `errors[]` entry when there is nothing to transcribe or no provider to do it.
+     */
+    async createPostMeetingTranscript({ recordingId }: { recordingId: string }): Promise<{ transcriptId: string } | null> {
+      const { em, recording, config } = await load(recordingId);
+      const row = await em.findOneOrFail(PostMeetingResultSchema, { recording: recordingId });
+      if (row.transcript) return { transcriptId: row.transcript.id };
+      if (!storedLocation(recording, deps.store)) {
+        await appendErrors(em, recordingId, [
+          { field: 'recording', code: 'recording_unavailable', message: `the recording file is not available (status ${recording.status})` },
+        ]);
+        return null;
+      }
+      const own = config.post_meeting_webhook?.transcription;
+      // The tenant's provider when it is usable for the tenant (its own key counts), else the deployment's default.
+      const provider = own?.provider && providers.transcription.isUsable(own.provider, own.api_key ? { tenantKey: own.api_key } : {})
+        ? own.provider
+        : providers.transcription.defaultId;
+      if (!provider) {
+        await appendErrors(em, recordingId, [{ field: 'transcript', code: 'transcription_failed', message: 'no transcription provider is configured' }]);
+        return null;
+      }
+      const transcript = em.create(TranscriptSchema, {
+        id: uuidv7(),
+        tenant: recording.tenant,
+        room: recording.room,
+        recording,
+        origin: 'post_meeting',
+        status: 'pending',
+        provider,
+        language: null,
+        content: null,
+        text: null,
+        wordCount: null,
+        failureReason: null,
+      });
+      row.transcript = transcript;
+      await em.flush();
+      return { transcriptId: transcript.id };
+    },
+
+    /**
+     * Summary and action items of the post-meeting transcript, by the tenant's analyser (builtin by default; its
+     * `ai.model` and own `ai.api_key` when given), stored on the row. A transient analyser failure is retried by the
+     * workflow's policy; after that the workflow records `ai_processing_failed`.
+     */
+    async summarisePostMeeting({ recordingId }: { recordingId: string }): Promise<{ summarised: boolean }> {
+      const { em, config } = await load(recordingId);
+      const row = await em.findOneOrFail(PostMeetingResultSchema, { recording: recordingId }, { populate: ['transcript'] });
+      if (row.summary !== null && row.summary !== undefined) return { summarised: true };
+      const transcript = row.transcript;
+      if (!transcript || transcript.status !== 'completed' || !transcript.content) {
+        const message = 'no completed transcript to summarise';
+        await appendErrors(em, recordingId, [
+          { field: 'summary', code: 'transcription_failed', message },
+          { field: 'action_items', code: 'transcription_failed', message },
+        ]);
+        return { summarised: false };
+      }
+      const ai = config.post_meeting_webhook?.ai;
+      // The tenant's analyser, else the operator's default (builtin unless AI_DEFAULT_PROVIDER says otherwise).
+      const analyzerId = ai?.provider ?? providers.ai.defaultId;
+      const analyzer = providers.ai.get(analyzerId);
+      if (!analyzer) throw ApplicationFailure.nonRetryable(`AI provider "${analyzerId}" is not configured`, TRANSCRIPTION_FAILURE.providerRejected);
+      let insights;
+      try {
+        insights = await analyzer.analyze({
+          text: transcript.text ?? '',
+          segments: transcript.content.segments,
+          language: transcript.language ?? null,
+          ...(ai?.api_key ? { apiKey: ai.api_key } : {}),
+          ...(ai?.model ? { model: ai.model } : {}),
+        });
+      } catch (err) {
+        if (err instanceof ProviderError) {
+          if (!err.retryable) throw ApplicationFailure.nonRetryable(`AI provider refused: ${err.message}`, TRANSCRIPTION_FAILURE.providerRejected);
+          throw ApplicationFailure.retryable(`AI provider unavailable: ${err.message}`, 'ProviderUnavailable');
+        }
+        throw err;
+      }
+      row.summary = insights.summary;
+      row.actionItems = insights.actionItems;
+      await em.flush();
+      return { summarised: true };
+    },
+
+    /** Appends `errors[]` entries (DECISIONS §9); an entry already there (same field and code) is not repeated. */
+    async recordPostMeetingErrors({ recordingId, errors }: { recordingId: string; errors: PostMeetingError[] }): Promise<void> {
+      await appendErrors(orm.em.fork(), recordingId, errors);
+    },
+
+    /** Every step has finished, well or not. */
+    async completePostMeeting({ recordingId }: { recordingId: string }): Promise<{ errors: number }> {
+      const em = orm.em.fork();
+      const row = await em.findOne(PostMeetingResultSchema, { recording: recordingId });
+      if (!row) return { errors: 0 };
+      if (row.status !== 'completed') {
+        row.status = 'completed';
+        row.completedAt = new Date();
+        await em.flush();
+      }
+      return { errors: row.errors.length };
+    },
+  };
+}
+
+export type PostMeetingActivities = ReturnType<typeof createPostMeetingActivities>;
+
+async function appendErrors(em: ReturnType<MikroORM['em']['fork']>, recordingId: string, errors: PostMeetingError[]): Promise<void> {
+  const row = await em.findOne(PostMeetingResultSchema, { recording: recordingId });
+  if (!row) return;
+  const known = new Set(row.errors.map((e) => `${e.field}/${e.code}`));
+  const fresh = errors.filter((e) => !known.has(`${e.field}/${e.code}`)).map((e) => ({ ...e, message: e.message.slice(0, 1000) }));
+  if (fresh.length === 0) return;
+  row.errors = [...row.errors, ...fresh];
+  await em.flush();
+}

@@ -1,0 +1,128 @@
+// The rules of transcripts (DECISIONS §9): who may queue one, on which recording, with which provider; and what the
+// read operations show. Every query filters by the caller's tenant: another tenant's ids are simply not found.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7 } from 'uuid';
+import { ApiError, notFound, validationError } from '../../http/errors.ts';
+import type { Principal } from '../../http/principal.ts';
+import type { Logger } from '../../logger.ts';
+import type { ProviderRegistry } from '../../providers/registry.ts';
+import { RecordingSchema } from '../recordings/recording.entity.ts';
+import { roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
+import { TenantSchema } from '../tenants/tenant.entity.ts';
+import type { TenantService } from '../tenants/tenant.service.ts';
+import type { TranscriptionOrchestrator } from './transcript-orchestrator.ts';
+import { TranscriptSchema, type Transcript } from './transcript.entity.ts';
+
+export interface TranscriptServiceDeps {
+  providers: Pick<ProviderRegistry, 'transcription'>;
+  orchestrator: TranscriptionOrchestrator;
+  tenants: TenantService;
+  logger: Logger;
+}
+
+/** The recordings a transcript can be made of: the file is stored (DECISIONS §9). */
+const TRANSCRIBABLE = new Set(['ready', 'archived']);
+
+export class TranscriptService {
+  readonly #deps: TranscriptServiceDeps;
+
+  constructor(deps: TranscriptServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Queue Transcription: a `pending` row, then its workflow. Answers only once the start is durable; when Temporal is
+   * unreachable the row is removed again and the caller gets 503 (nothing half-queued is left behind).
+   */
+  async queue(em: EntityManager, principal: Principal, recordingId: string, body: { room_id: string; provider?: string }): Promise<Transcript> {
+    const tenantId = tenantOf(principal);
+    const recording = await em.findOne(RecordingSchema, { id: recordingId, tenant: tenantId, deleted: false });
+    if (!recording) throw notFound('Recording');
+    if (recording.room.id !== body.room_id) throw validationError('/body/room_id', 'room_id is not the room of this recording');
+    if (!TRANSCRIBABLE.has(recording.status) || !recording.objectKey) {
+      throw new ApiError('INVALID_STATE', `Only a ready or archived recording can be transcribed (this one is ${recording.status})`);
+    }
+    const tenant = await em.findOneOrFail(TenantSchema, { id: tenantId });
+    const own = this.#deps.tenants.effectiveConfig(tenant).post_meeting_webhook?.transcription;
+    const provider = this.resolveProvider(body.provider ?? own?.provider, own?.api_key);
+
+    const transcript = em.create(TranscriptSchema, {
+      id: uuidv7(),
+      tenant: tenantId,
+      room: recording.room,
+      recording,
+      origin: 'request',
+      status: 'pending',
+      provider,
+      language: null,
+      content: null,
+      text: null,
+      wordCount: null,
+      failureReason: null,
+    });
+    await em.flush();
+    try {
+      await this.#deps.orchestrator.startTranscription({ transcriptId: transcript.id, tenantId, roomId: recording.room.id, recordingId });
+    } catch (err) {
+      this.#deps.logger.error({ err, transcriptId: transcript.id }, 'could not start the transcription workflow');
+      await em.nativeDelete(TranscriptSchema, { id: transcript.id });
+      throw new ApiError('SERVICE_UNAVAILABLE', 'The workflow service is unavailable; retry later', { headers: { 'Retry-After': '5' } });
+    }
+    return transcript;
+  }
+
+  /**
+   * The provider id a transcription uses: the one asked for (or the tenant's), else the deployment's default. One
+   * that is not usable (unknown, or without a key: the tenant's own key counts) is 400 VALIDATION_ERROR, as is having
+   * none at all.
+   */
+  resolveProvider(requested: string | undefined, tenantKey?: string): string {
+    const { transcription } = this.#deps.providers;
+    if (requested !== undefined) {
+      if (!transcription.isUsable(requested, tenantKey ? { tenantKey } : {})) {
+        const usable = transcription.list().map((p) => p.id);
+        throw validationError('/body/provider', `Unknown or unconfigured transcription provider "${requested}" (usable: ${usable.join(', ') || 'none'})`);
+      }
+      return requested;
+    }
+    const fallback = transcription.defaultId;
+    if (!fallback) throw validationError('/body/provider', 'No transcription provider is configured on this deployment');
+    return fallback;
+  }
+
+  async get(em: EntityManager, principal: Principal, id: string): Promise<Transcript> {
+    const transcript = await em.findOne(TranscriptSchema, { id, tenant: tenantOf(principal), recording: { deleted: false } });
+    if (!transcript) throw notFound('Transcript');
+    return transcript;
+  }
+
+  /** DECISIONS §9: the newest completed transcript of the recording, else the newest one; 404 when there is none. */
+  async forRecording(em: EntityManager, principal: Principal, recordingId: string): Promise<Transcript> {
+    const tenantId = tenantOf(principal);
+    const recording = await em.findOne(RecordingSchema, { id: recordingId, tenant: tenantId, deleted: false });
+    if (!recording) throw notFound('Recording');
+    const newest = (where: object) =>
+      em.findOne(TranscriptSchema, { recording: recordingId, tenant: tenantId, ...where }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+    const transcript = (await newest({ status: 'completed' })) ?? (await newest({}));
+    if (!transcript) throw notFound('Transcript');
+    return transcript;
+  }
+
+  /** The transcripts post-meeting processing made for the room's (not deleted) recordings, newest first. */
+  async postMeetingOfRoom(em: EntityManager, principal: Principal, roomRef: string): Promise<Transcript[]> {
+    const room = await roomForPrincipal(em, principal, roomRef);
+    return em.find(
+      TranscriptSchema,
+      { room: room.id, tenant: room.tenant.id, origin: 'post_meeting', recording: { deleted: false } },
+      { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: 10_000 },
+    );
+  }
+
+  listProviders() {
+    const { transcription } = this.#deps.providers;
+    return {
+      providers: transcription.list().map((p) => ({ id: p.id, name: p.name, supported_languages: [...p.supportedLanguages] })),
+      default_provider: transcription.defaultId,
+    };
+  }
+}

@@ -1,0 +1,122 @@
+// Post-meeting processing of one recording (DECISIONS §9): plan from the tenant's config, transcribe (a child
+// transcription workflow), summarise, complete the post_meeting_results row, then hand over to the outgoing webhook
+// (issue 9). Each step fails alone: its failure becomes an errors[] entry and the next step goes on.
+// The id is post-meeting-<recordingId>; the ingestion workflow starts it (abandoned) when the recording is ready.
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  ParentClosePolicy,
+  executeChild,
+  log,
+  proxyActivities,
+  startChild,
+} from '@temporalio/workflow';
+import type { PostMeetingActivities } from '../src/activities/post-meeting.ts';
+import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
+import { searchAttributesFor, transcriptionWorkflowId, webhookDeliveryWorkflowId, type PostMeetingInput } from './shared.ts';
+import { transcriptionWorkflow } from './transcription.ts';
+
+// Database steps.
+const bookkeeping = proxyActivities<PostMeetingActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 10,
+    nonRetryableErrorTypes: [TRANSCRIPTION_FAILURE.transcriptGone],
+  },
+});
+
+// The AI analyser: a transient failure retries 4 times (5 s … 40 s), then the step is recorded as failed.
+const analysis = proxyActivities<PostMeetingActivities>({
+  startToCloseTimeout: '10 minutes',
+  retry: {
+    initialInterval: '5 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: Object.values(TRANSCRIPTION_FAILURE),
+  },
+});
+
+// Issue 9's activity (the outgoing-webhook work): declared here by its shape, registered by that issue's worker code.
+const delivery = proxyActivities<{ createWebhookDelivery(input: { recordingId: string }): Promise<{ deliveryId: string } | null> }>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+});
+
+export interface PostMeetingOutcome {
+  status: 'completed' | 'skipped';
+  transcriptId: string | null;
+  summarised: boolean;
+  errors: number;
+  deliveryId: string | null;
+}
+
+export async function postMeetingWorkflow({ recordingId }: PostMeetingInput): Promise<PostMeetingOutcome> {
+  const plan = await bookkeeping.planPostMeeting.executeWithOptions({ summary: 'plan from the tenant config' }, [{ recordingId }]);
+  if (plan.alreadyCompleted) return { status: 'skipped', transcriptId: null, summarised: false, errors: 0, deliveryId: null };
+  const subject = { tenantId: plan.tenantId, roomId: plan.roomId, recordingId };
+
+  let transcriptId: string | null = null;
+  if (plan.transcribe) {
+    const created = await bookkeeping.createPostMeetingTranscript.executeWithOptions({ summary: 'create the transcript row' }, [{ recordingId }]);
+    transcriptId = created?.transcriptId ?? null;
+    if (transcriptId) {
+      try {
+        await executeChild(transcriptionWorkflow, {
+          workflowId: transcriptionWorkflowId(transcriptId),
+          args: [{ transcriptId }],
+          typedSearchAttributes: searchAttributesFor(subject),
+          staticSummary: `transcribe recording ${recordingId} (post-meeting transcript ${transcriptId})`,
+        });
+      } catch (err) {
+        await recordError({ recordingId, field: 'transcript', code: 'transcription_failed', message: describe(err) });
+      }
+    }
+  }
+
+  let summarised = false;
+  if (plan.summarise) {
+    try {
+      ({ summarised } = await analysis.summarisePostMeeting.executeWithOptions({ summary: 'summary and action items' }, [{ recordingId }]));
+    } catch (err) {
+      const message = describe(err);
+      await recordError({ recordingId, field: 'summary', code: 'ai_processing_failed', message });
+      await recordError({ recordingId, field: 'action_items', code: 'ai_processing_failed', message });
+    }
+  }
+
+  const { errors } = await bookkeeping.completePostMeeting.executeWithOptions({ summary: 'mark post-meeting completed' }, [{ recordingId }]);
+
+  let deliveryId: string | null = null;
+  if (plan.deliver) {
+    const created = await delivery.createWebhookDelivery.executeWithOptions({ summary: 'create the post-meeting webhook delivery' }, [{ recordingId }]);
+    if (created) {
+      deliveryId = created.deliveryId;
+      await startChild('webhookDeliveryWorkflow', {
+        workflowId: webhookDeliveryWorkflowId(deliveryId),
+        args: [{ deliveryId }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        typedSearchAttributes: searchAttributesFor({ ...subject, deliveryId }),
+        staticSummary: `deliver the post-meeting webhook of recording ${recordingId}`,
+      });
+    }
+  }
+  return { status: 'completed', transcriptId, summarised, errors, deliveryId };
+}
+
+async function recordError(entry: { recordingId: string; field: 'transcript' | 'summary' | 'action_items'; code: 'transcription_failed' | 'ai_processing_failed'; message: string }) {
+  const { recordingId, ...error } = entry;
+  log.warn('post-meeting step failed', { recordingId, field: error.field, code: error.code });
+  await bookkeeping.recordPostMeetingErrors.executeWithOptions({ summary: `record ${error.code}` }, [{ recordingId, errors: [error] }]);
+}
+
+/** The innermost reason: the transcription's or the analyser's own message. */
+function describe(err: unknown): string {
+  let cause: unknown = err;
+  while ((cause instanceof ActivityFailure || cause instanceof ChildWorkflowFailure) && cause.cause) cause = cause.cause;
+  return cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(err);
+}
