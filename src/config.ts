@@ -33,6 +33,38 @@ export interface Config {
   tokens: { issuer: string; audience: string; tenantAccessTtl: number; participantTtl: number; refreshTtl: number };
   /** Validate every response against spec/openapi.yaml (on in tests; costs time in production). */
   validateResponses: boolean;
+  /** Transcription providers and AI analysers (DECISIONS §9); src/providers/registry.ts builds the adapters. */
+  providers: ProvidersConfig;
+}
+
+export interface TranscriptionVendorConfig {
+  /** `{base}/audio/transcriptions` (openai) or `{base}/v1/listen` (deepgram). */
+  baseUrl: string;
+  /** Operator key; a tenant's own key replaces it for that tenant. */
+  apiKey: string | undefined;
+  model: string;
+  /** Requests in flight per worker process (self-hosted servers take one at a time). */
+  maxConcurrency: number;
+  /** Largest upload; a PCM WAV over it is split, any other format fails. */
+  maxUploadBytes: number;
+  /** Per request (per segment of a split file). */
+  timeoutMs: number;
+}
+
+export interface ProvidersConfig {
+  openai: TranscriptionVendorConfig;
+  deepgram: TranscriptionVendorConfig;
+  /** `openai` or `deepgram`: the provider used when a request names none. */
+  defaultTranscription: 'openai' | 'deepgram';
+  ai: {
+    defaultProvider: 'builtin' | 'openai-compatible';
+    /** `{base}/chat/completions`. */
+    baseUrl: string;
+    apiKey: string | undefined;
+    /** `<vendor>/<model>` (DECISIONS §9). */
+    model: string;
+    timeoutMs: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -84,6 +116,34 @@ export function loadConfig(env: Env = process.env): Config {
       refreshTtl: read.integer('REFRESH_TOKEN_TTL_SECONDS', 30 * 86_400, 3600, 365 * 86_400),
     },
     validateResponses: read.boolean('VALIDATE_RESPONSES', nodeEnv === 'test'),
+    providers: {
+      openai: {
+        baseUrl: read.url('OPENAI_BASE_URL', 'https://api.openai.com/v1'),
+        apiKey: read.optionalString('OPENAI_API_KEY', 1),
+        model: read.string('OPENAI_TRANSCRIPTION_MODEL', 'gpt-4o-transcribe-diarize'),
+        maxConcurrency: read.integer('OPENAI_MAX_CONCURRENCY', 4, 1, 100),
+        // OpenAI's own limit is 25 MB per file.
+        maxUploadBytes: read.integer('OPENAI_MAX_UPLOAD_BYTES', 25 * 1024 * 1024, 64 * 1024, 2 ** 40),
+        timeoutMs: read.integer('OPENAI_TIMEOUT_MS', 600_000, 1000, 86_400_000),
+      },
+      deepgram: {
+        baseUrl: read.url('DEEPGRAM_BASE_URL', 'https://api.deepgram.com'),
+        apiKey: read.optionalString('DEEPGRAM_API_KEY', 1),
+        model: read.string('DEEPGRAM_MODEL', 'nova-3'),
+        maxConcurrency: read.integer('DEEPGRAM_MAX_CONCURRENCY', 4, 1, 100),
+        // Deepgram accepts files up to 2 GB.
+        maxUploadBytes: read.integer('DEEPGRAM_MAX_UPLOAD_BYTES', 2 * 1000 ** 3, 64 * 1024, 2 ** 40),
+        timeoutMs: read.integer('DEEPGRAM_TIMEOUT_MS', 600_000, 1000, 86_400_000),
+      },
+      defaultTranscription: read.oneOf('TRANSCRIPTION_DEFAULT_PROVIDER', ['openai', 'deepgram'], 'openai'),
+      ai: {
+        defaultProvider: read.oneOf('AI_DEFAULT_PROVIDER', ['builtin', 'openai-compatible'], 'builtin'),
+        baseUrl: read.url('AI_BASE_URL', 'https://api.openai.com/v1'),
+        apiKey: read.optionalString('AI_API_KEY', 1),
+        model: read.aiModel('AI_MODEL', 'openai/gpt-4o-mini'),
+        timeoutMs: read.integer('AI_TIMEOUT_MS', 120_000, 1000, 3_600_000),
+      },
+    },
   };
   return config;
 }
@@ -157,6 +217,15 @@ class Reader {
     }
     if (!protocols.includes(parsed.protocol)) this.fail(name, `must use ${protocols.join(' or ')}`);
     return value.replace(/\/+$/, '');
+  }
+
+  /** `<vendor>/<model>`, e.g. `openai/gpt-4o-mini` (DECISIONS §9). */
+  aiModel(name: string, fallback: string): string {
+    const value = this.raw(name) ?? fallback;
+    if (!/^[A-Za-z0-9._-]+\/[A-Za-z0-9._:/-]+$/.test(value) || value.length > 200) {
+      this.fail(name, 'must look like <vendor>/<model>, e.g. openai/gpt-4o-mini');
+    }
+    return value;
   }
 
   list(name: string, fallback: string[]): string[] {

@@ -12,7 +12,10 @@ export interface TranscriptSegmentOut {
 }
 
 export interface TranscriptionRequest {
-  /** Opens the audio as a stream (from S3); may be called again for a retry or for each segment of a split file. */
+  /**
+   * Opens the audio as a stream (from S3); may be called again for a retry or for each segment of a split file.
+   * `range` is bytes `start`..`end`, end EXCLUSIVE (like ObjectStore.open and Buffer.subarray).
+   */
   open(range?: { start: number; end: number }): Promise<Readable>;
   contentType: string;
   sizeBytes: number;

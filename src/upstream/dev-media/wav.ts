@@ -111,6 +111,8 @@ function melodyFor(recordingId: string): number[] {
 }
 
 export interface WavInfo {
+  /** 1 is PCM; 3 IEEE float; 0xFFFE the extensible format. */
+  audioFormat: number;
   sampleRate: number;
   channels: number;
   bitsPerSample: number;
@@ -130,7 +132,7 @@ export function readWavHeader(prefix: Buffer): WavInfo | undefined {
   if (prefix.length < 12 || prefix.toString('ascii', 0, 4) !== 'RIFF' || prefix.toString('ascii', 8, 12) !== 'WAVE') {
     return undefined;
   }
-  let format: Pick<WavInfo, 'sampleRate' | 'channels' | 'bitsPerSample'> | undefined;
+  let format: Pick<WavInfo, 'audioFormat' | 'sampleRate' | 'channels' | 'bitsPerSample'> | undefined;
   const info: Pick<WavInfo, 'recordingId' | 'title'> = {};
   let offset = 12;
   while (offset + 8 <= prefix.length) {
@@ -144,6 +146,7 @@ export function readWavHeader(prefix: Buffer): WavInfo | undefined {
     if (body + size > prefix.length) return undefined;
     if (id === 'fmt ' && size >= 16) {
       format = {
+        audioFormat: prefix.readUInt16LE(body),
         channels: prefix.readUInt16LE(body + 2),
         sampleRate: prefix.readUInt32LE(body + 4),
         bitsPerSample: prefix.readUInt16LE(body + 14),
