@@ -29,14 +29,15 @@ const bookkeeping = proxyActivities<PostMeetingActivities>({
   },
 });
 
-// The AI analyser: a transient failure retries 4 times (5 s … 40 s), then the step is recorded as failed.
+// The AI analyser: a transient failure (429, 5xx, timeout) retries 3 times (2 s, 4 s, 8 s), then the step is recorded
+// as failed and the others go on (DECISIONS §9).
 const analysis = proxyActivities<PostMeetingActivities>({
   startToCloseTimeout: '10 minutes',
   retry: {
-    initialInterval: '5 seconds',
+    initialInterval: '2 seconds',
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
-    maximumAttempts: 5,
+    maximumAttempts: 4,
     nonRetryableErrorTypes: Object.values(TRANSCRIPTION_FAILURE),
   },
 });
