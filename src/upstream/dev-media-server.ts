@@ -1,7 +1,8 @@
 // The development media server (DECISIONS §8): a real HTTP service that plays the media provider for `npm run dev`
 // and the tests. It speaks the protocol of docs/media-provider.md: recordings that start, stop, "process" and
 // become ready with a generated WAV at an expiring URL, signed `recording.ready` notifications, and an
-// OpenAI-compatible transcription endpoint that knows what was "said" in the recordings it generated.
+// OpenAI-compatible transcription endpoint that knows what was "said" in the recordings it generated, and an
+// OpenAI-compatible chat completions endpoint answering a deterministic summary and action items.
 //
 // Run alone: `node src/upstream/dev-media-server.ts` (environment in docs/media-provider.md).
 
@@ -15,6 +16,7 @@ import { MediaUrlSigner } from './dev-media/media-url.ts';
 import { deliverNotification, notificationRequest, type NotificationAttempt } from './dev-media/notifier.ts';
 import { MAX_DURATION_SECONDS, RecordingBook, type DevRecording, type NewRecording } from './dev-media/recordings.ts';
 import { scriptedTranscript, type ScriptedTranscript } from './dev-media/script.ts';
+import { handleChatCompletion } from './dev-media/chat.ts';
 import { handleTranscription } from './dev-media/transcriptions.ts';
 import { WAV_CONTENT_TYPE, wavSize, wavStream, type SampleRate, type WavSpec } from './dev-media/wav.ts';
 
@@ -291,6 +293,7 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
         lookup: (id) => book.get(id),
       });
     }
+    if (path === '/v1/chat/completions' && method === 'POST') return handleChatCompletion(req, res);
     throw new HttpError(404, 'not_found', `no route ${method} ${path}`);
   };
 
