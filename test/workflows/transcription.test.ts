@@ -1,0 +1,215 @@
+// The transcription workflow with real activities (PostgreSQL, SeaweedFS, the `openai` adapter) on Temporal's
+// time-skipping test server, so its bounded retry schedule runs in seconds. The provider is the development media
+// server behind a scripted front that answers the statuses a test asks for first (429, 500, 401), then passes through.
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { v7 as uuidv7 } from 'uuid';
+import { ensureTool } from '../../scripts/tools.ts';
+import { createActivities } from '../../src/activities/index.ts';
+import { objectKeyFor } from '../../src/activities/recordings.ts';
+import { LocalEventBus } from '../../src/events/domain-events.ts';
+import { RecordingSchema } from '../../src/modules/recordings/recording.entity.ts';
+import { TranscriptSchema } from '../../src/modules/transcripts/transcript.entity.ts';
+import { createProviderRegistry } from '../../src/providers/registry.ts';
+import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
+import { WORKFLOWS_PATH } from '../../src/worker.ts';
+import { transcriptionWorkflowId } from '../../workflows/shared.ts';
+import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
+import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+
+let env: TestWorkflowEnvironment;
+let t: TestApp;
+let media: DevMediaServer;
+let front: Server;
+let worker: Worker;
+let running: Promise<void>;
+let tenant: TenantFixture;
+let roomId: string;
+let recordingId: string;
+const taskQueue = `transcription-wf-${randomUUID()}`;
+/** Statuses the front answers before it lets requests through to the media server. */
+let script: number[] = [];
+let requests = 0;
+
+beforeAll(async () => {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // Already installed by another test file in this jest worker.
+  }
+  const path = await ensureTool('temporal-test-server');
+  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  media = await startDevMediaServer({ webhookSecret: 'wf-test-secret', autoNotify: false, processingDelayMs: 0 });
+  front = createServer((req, res) => {
+    requests++;
+    const status = script.shift();
+    if (status !== undefined) {
+      req.resume();
+      req.on('end', () => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `scripted ${status}` } })));
+      return;
+    }
+    const upstream = httpRequest(`${media.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  const frontUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+
+  t = await createTestApp({ UPSTREAM_API_URL: media.url });
+  tenant = await createTenant(t);
+  roomId = (await createRoom(t, tenant, { config: { recording_enabled: true } })).id;
+  recordingId = await storedRecording();
+
+  const providers = createProviderRegistry({
+    providers: { ...t.config.providers, openai: { ...t.config.providers.openai, baseUrl: `${frontUrl}/v1` } },
+  });
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowsPath: WORKFLOWS_PATH,
+    activities: createActivities({
+      orm: t.services.orm,
+      store: t.services.store,
+      provider: createHttpUpstreamAdapter({ baseUrl: media.url }),
+      events: new LocalEventBus(),
+      logger: t.services.logger,
+      tenants: t.services.tenants,
+      providers,
+    }),
+  });
+  running = worker.run();
+}, 60_000);
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await env?.teardown();
+  front?.closeAllConnections();
+  await new Promise<void>((resolve) => front?.close(() => resolve()));
+  await media?.stop();
+  await t?.close();
+});
+
+/** A meeting the media server generated, stored in S3 as ingestion would, and a `ready` row for it. */
+async function storedRecording(): Promise<string> {
+  const seeded = media.seedRecording({ meetingId: roomId, durationSeconds: 20 });
+  const answer = await fetch(media.mediaUrl(seeded.id));
+  const id = uuidv7();
+  const key = objectKeyFor(tenant.id, id, 'audio/wav');
+  const stored = await t.services.store.upload({ key, body: Readable.from(Buffer.from(await answer.arrayBuffer())), contentType: 'audio/wav' });
+  const em = t.services.orm.em.fork();
+  em.create(RecordingSchema, {
+    id,
+    tenant: tenant.id,
+    room: roomId,
+    status: 'ready',
+    upstreamRecordingId: seeded.id,
+    storageTier: 'primary',
+    storageBucket: stored.bucket,
+    objectKey: key,
+    contentType: 'audio/wav',
+    sizeBytes: stored.sizeBytes,
+    durationSeconds: 20,
+  });
+  await em.flush();
+  return id;
+}
+
+async function queued(): Promise<string> {
+  const em = t.services.orm.em.fork();
+  const transcript = em.create(TranscriptSchema, {
+    id: uuidv7(),
+    tenant: tenant.id,
+    room: roomId,
+    recording: recordingId,
+    origin: 'request',
+    status: 'pending',
+    provider: 'openai',
+  });
+  await em.flush();
+  return transcript.id;
+}
+
+const run = (transcriptId: string) =>
+  env.client.workflow.execute('transcriptionWorkflow', { taskQueue, workflowId: transcriptionWorkflowId(transcriptId), args: [{ transcriptId }] });
+const reload = (id: string) => t.services.orm.em.fork().findOneOrFail(TranscriptSchema, { id });
+
+/** The retry policy the transcribe activity was scheduled with, as the history records it (seconds). */
+async function transcribePolicy(transcriptId: string) {
+  const history = await env.client.workflow.getHandle(transcriptionWorkflowId(transcriptId)).fetchHistory();
+  const scheduled = history.events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'transcribeRecording');
+  const policy = scheduled!.activityTaskScheduledEventAttributes!.retryPolicy!;
+  return {
+    initialInterval: Number(policy.initialInterval!.seconds),
+    backoffCoefficient: policy.backoffCoefficient,
+    maximumInterval: Number(policy.maximumInterval!.seconds),
+    maximumAttempts: policy.maximumAttempts,
+  };
+}
+
+beforeEach(() => {
+  script = [];
+  requests = 0;
+});
+
+test('a provider answering 429 then 500 is retried on the bounded schedule (10 s, 20 s), then the transcript completes', async () => {
+  script = [429, 500];
+  const id = await queued();
+  const wallStart = Date.now();
+
+  const outcome = await run(id);
+  expect(outcome).toMatchObject({ status: 'completed', segments: expect.any(Number) });
+  expect(requests).toBe(3);
+  expect(Date.now() - wallStart).toBeLessThan(30_000); // the 10 s + 20 s backoffs were skipped, not waited
+  expect(await transcribePolicy(id)).toEqual({ initialInterval: 10, backoffCoefficient: 2, maximumInterval: 300, maximumAttempts: 6 });
+  const row = await reload(id);
+  expect(row.status).toBe('completed');
+  expect(row.content!.segments.length).toBeGreaterThan(0);
+  expect(row.failureReason).toBeNull();
+}, 60_000);
+
+test('a provider that keeps answering 500 is given up after 6 attempts: failed, with the reason', async () => {
+  script = Array(20).fill(500);
+  const id = await queued();
+
+  await expect(run(id)).rejects.toThrow();
+  expect(requests).toBe(6); // maximumAttempts, after 10 + 20 + 40 + 80 + 160 s of (skipped) backoff
+  const row = await reload(id);
+  expect(row.status).toBe('failed');
+  expect(row.failureReason).toMatch(/500/);
+  expect(row.content).toBeNull();
+}, 60_000);
+
+test('a provider answering 401 fails at once, with a reason that says so', async () => {
+  script = [401];
+  const id = await queued();
+
+  const failure = await run(id).then(
+    () => null,
+    (err: unknown) => err as Error & { cause?: Error },
+  );
+  expect(failure?.cause?.message).toMatch(/401/);
+  expect(requests).toBe(1); // no retry
+  const row = await reload(id);
+  expect(row.status).toBe('failed');
+  expect(row.failureReason).toMatch(/401/);
+  expect(row.completedAt).toBeInstanceOf(Date);
+}, 60_000);
+
+test('a completed transcript is never transcribed again: a second run only reports it', async () => {
+  const id = await queued();
+  await run(id);
+  const first = await reload(id);
+  requests = 0;
+  await env.client.workflow.execute('transcriptionWorkflow', { taskQueue, workflowId: `${transcriptionWorkflowId(id)}-again`, args: [{ transcriptId: id }] });
+  expect(requests).toBe(0);
+  expect((await reload(id)).completedAt).toEqual(first.completedAt);
+}, 60_000);
