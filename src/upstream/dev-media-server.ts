@@ -17,7 +17,7 @@ import { deliverNotification, notificationRequest, type NotificationAttempt } fr
 import { MAX_DURATION_SECONDS, RecordingBook, type DevRecording, type NewRecording } from './dev-media/recordings.ts';
 import { scriptedTranscript, type ScriptedTranscript } from './dev-media/script.ts';
 import { handleChatCompletion } from './dev-media/chat.ts';
-import { handleTranscription } from './dev-media/transcriptions.ts';
+import { handleTranscription, type TranscriptionRequestLog } from './dev-media/transcriptions.ts';
 import { WAV_CONTENT_TYPE, wavSize, wavStream, type SampleRate, type WavSpec } from './dev-media/wav.ts';
 
 export interface DevMediaServerOptions {
@@ -51,6 +51,8 @@ export interface DevMediaServerOptions {
   stateFile?: string;
   /** Largest transcription upload, default 1 GiB (read as a stream, never held in memory). */
   maxUploadBytes?: number;
+  /** Transcription `response_format`s answered 422 (FastAPI `{detail}`), as a self-hosted Whisper server does. */
+  refuseResponseFormats?: string[];
   log?: (line: string) => void;
 }
 
@@ -81,6 +83,8 @@ export interface DevMediaServer {
   sendNotification(id: string, url?: string): Promise<boolean>;
   /** The scripted transcript the transcription endpoint returns for a stopped recording's file. */
   transcriptFor(id: string): ScriptedTranscript;
+  /** Every transcription request so far (the latest 1000): fields and bytes received. */
+  readonly transcriptionRequests: readonly TranscriptionRequestLog[];
   /** Every notification attempt so far (the latest 1000). */
   readonly notifications: readonly NotificationAttempt[];
   /** Resolves once no processing or notification is pending. */
@@ -107,6 +111,7 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
   const timers = new Map<NodeJS.Timeout, () => void>();
   const pending = new Set<Promise<unknown>>();
   const attempts: NotificationAttempt[] = [];
+  const transcriptionRequests: TranscriptionRequestLog[] = [];
   let publicUrl = options.publicUrl ?? '';
 
   const wavSpec = (recording: DevRecording): WavSpec => ({
@@ -291,6 +296,11 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
       return handleTranscription(req, res, {
         maxUploadBytes: options.maxUploadBytes ?? 1024 ** 3,
         lookup: (id) => book.get(id),
+        refuseFormats: options.refuseResponseFormats,
+        onRequest(request) {
+          transcriptionRequests.push(request);
+          if (transcriptionRequests.length > 1000) transcriptionRequests.shift();
+        },
       });
     }
     if (path === '/v1/chat/completions' && method === 'POST') return handleChatCompletion(req, res);
@@ -325,6 +335,7 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
     url,
     port,
     notifications: attempts,
+    transcriptionRequests,
     async stop() {
       shutdown.abort();
       for (const [timer, settle] of timers) {

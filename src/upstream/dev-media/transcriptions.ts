@@ -16,8 +16,18 @@ const UNKNOWN_DURATION_SECONDS = 30;
 
 export interface TranscriptionDeps {
   maxUploadBytes: number;
+  /** Formats answered 422 in FastAPI's `{detail}` envelope, like a self-hosted Whisper server without diarization. */
+  refuseFormats?: readonly string[];
+  /** Told of every well-formed request (fields and bytes received), for tests. */
+  onRequest?(request: TranscriptionRequestLog): void;
   /** What the server knows of one of its recordings, if anything. */
   lookup(recordingId: string): { meetingName: string | null; durationSeconds: number | null } | undefined;
+}
+
+export interface TranscriptionRequestLog {
+  fields: Record<string, string[]>;
+  fileBytes: number;
+  recordingId: string | undefined;
 }
 
 interface Upload {
@@ -41,6 +51,15 @@ export async function handleTranscription(req: IncomingMessage, res: ServerRespo
   if (!model) return sendError(res, new HttpError(400, 'missing_model', "'model' is required"));
   if (!upload.hasFile) return sendError(res, new HttpError(400, 'missing_file', "'file' is required"));
   const format = (field('response_format') ?? 'json') as ResponseFormat;
+  deps.onRequest?.({
+    fields: Object.fromEntries(upload.fields),
+    fileBytes: upload.fileBytes,
+    recordingId: readWavHeader(upload.header)?.recordingId,
+  });
+  if (deps.refuseFormats?.includes(format)) {
+    // faster-whisper-server's answer to a format it lacks (DECISIONS §9).
+    return sendJson(res, 422, { detail: `Unsupported response_format: '${format}'` });
+  }
   if (!RESPONSE_FORMATS.includes(format)) {
     return sendError(
       res,
@@ -139,7 +158,8 @@ function readUpload(req: IncomingMessage, maxUploadBytes: number): Promise<Uploa
     try {
       parser = busboy({
         headers: req.headers,
-        limits: { fileSize: maxUploadBytes, files: 1, fields: 20, fieldSize: 4096, parts: 24, headerPairs: 20 },
+        // busboy flags a file that *reaches* fileSize; a file of exactly the limit is allowed.
+        limits: { fileSize: maxUploadBytes + 1, files: 1, fields: 20, fieldSize: 4096, parts: 24, headerPairs: 20 },
       });
     } catch {
       reject(new HttpError(400, 'invalid_content_type', 'body must be multipart/form-data'));

@@ -1,0 +1,40 @@
+// Test helper: a TranscriptionRequest over bytes in memory (the activity's version reads S3; the adapters only see
+// `open(range)`), recording every range opened so tests can check that splitting reads ranges, not the whole file.
+import { Readable } from 'node:stream';
+import type { TranscriptionRequest } from '../../../src/providers/types.ts';
+import type { DevMediaServer } from '../../../src/upstream/dev-media-server.ts';
+
+export interface BufferRequest extends TranscriptionRequest {
+  opened: Array<{ start: number; end: number } | undefined>;
+}
+
+export function requestFor(bytes: Buffer, overrides: Partial<TranscriptionRequest> = {}): BufferRequest {
+  const opened: BufferRequest['opened'] = [];
+  return {
+    opened,
+    async open(range) {
+      opened.push(range);
+      // Small chunks, like a network stream.
+      const slice = range ? bytes.subarray(range.start, range.end) : bytes;
+      return Readable.from(
+        (function* () {
+          for (let offset = 0; offset < slice.length; offset += 16 * 1024) yield slice.subarray(offset, offset + 16 * 1024);
+        })(),
+        { objectMode: false },
+      );
+    },
+    contentType: 'audio/wav',
+    sizeBytes: bytes.length,
+    language: 'en-US',
+    keywords: [],
+    profanityFilter: false,
+    ...overrides,
+  };
+}
+
+/** A recording of the development media server and its WAV file. */
+export async function devRecording(media: DevMediaServer, meetingId: string, durationSeconds: number) {
+  const recording = media.seedRecording({ meetingId, meetingName: `Meeting ${meetingId}`, durationSeconds });
+  const bytes = Buffer.from(await (await fetch(recording.url!)).arrayBuffer());
+  return { recording, bytes, script: media.transcriptFor(recording.id) };
+}
