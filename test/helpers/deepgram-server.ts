@@ -62,8 +62,15 @@ export async function startDeepgramServer(options: { apiKey?: string } = {}): Pr
       req.resume();
       return error(res, 404, 'NOT_FOUND', `no route ${req.method} ${url.pathname}`);
     }
+    // A request counts as in flight until it is answered or its client hangs up (e.g. after a timeout).
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
+    let counted = true;
+    const done = () => {
+      if (counted) inFlight--;
+      counted = false;
+    };
+    res.once('close', done);
     try {
       const failure = failures.shift();
       const header: Buffer[] = [];
@@ -110,6 +117,11 @@ export async function startDeepgramServer(options: { apiKey?: string } = {}): Pr
               resolve();
             }, state.slowMs);
             timers.add(timer);
+            res.once('close', () => {
+              clearTimeout(timer);
+              timers.delete(timer);
+              resolve();
+            });
           });
           break;
       }
@@ -122,7 +134,7 @@ export async function startDeepgramServer(options: { apiKey?: string } = {}): Pr
       res.writeHead(200, { 'content-type': 'application/json', 'dg-request-id': body.metadata.request_id });
       res.end(JSON.stringify(body));
     } finally {
-      inFlight--;
+      done();
     }
   };
 
