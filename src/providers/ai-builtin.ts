@@ -83,7 +83,7 @@ function summarize(sentences: Sentence[]): string {
     const commitment = actionItemOf(sentence) ? 0.5 : 0;
     return { sentence, score: density + opening + commitment };
   });
-  const count = Math.min(MAX_SUMMARY_SENTENCES, Math.max(1, Math.ceil(sentences.length / 4)));
+  const count = Math.min(MAX_SUMMARY_SENTENCES, Math.max(1, Math.ceil(sentences.length / 3)));
   const chosen = [...scored]
     .sort((a, b) => b.score - a.score || a.sentence.index - b.sentence.index)
     .slice(0, count)
@@ -104,7 +104,9 @@ const NOT_NAMES = new Set(
 );
 
 const NAME = String.raw`([A-Z][\p{L}'-]+(?: [A-Z][\p{L}'-]+)?)`;
-const EXPLICIT = /\b(?:action items?|to-?dos?|follow-?up)\s*[:\-–]\s*(.+)$/iu;
+/** Openers dropped before the rules look at a sentence ("And Bob will …", "To recap, Bob will …"). */
+const OPENER = /^(?:(?:and|so|also|then|okay|ok|well|right|alright|anyway|finally|to recap|to sum up|in summary),?\s+)+/i;
+const EXPLICIT = /\b(?:action items?|to[- ]?dos?|follow[- ]?ups?)\s*[:\-–]\s*(.+)$/iu;
 const COMMITMENT = new RegExp(String.raw`(?:^|[,;:]\s*|\b(?:and|so|then|recap|also)\s+)${NAME} (will|is going to|shall) (.+)$`, 'u');
 const FIRST_PERSON = /(?:^|[,;:]\s*|\b(?:and|so|then|okay|ok|sure|yes)\s+)(?:I will|I'll|I am going to|I'm going to) (.+)$/iu;
 const REQUEST = new RegExp(String.raw`^(?:(?:and|so|also|okay|ok)\s+)?${NAME}, (?:can|could|would|will) you(?: please)? (.+?)[?.!]?$`, 'u');
@@ -126,7 +128,7 @@ function extractActionItems(sentences: Sentence[]): string[] {
 }
 
 function actionItemOf(sentence: Sentence): string | undefined {
-  const text = sentence.text;
+  const text = sentence.text.replace(OPENER, '');
   let match: RegExpExecArray | null;
   if ((match = EXPLICIT.exec(text))) return asSentence(match[1]);
   if ((match = REQUEST.exec(text)) || (match = REQUEST_PLEASE.exec(text))) {
