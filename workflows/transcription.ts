@@ -34,7 +34,7 @@ export const TRANSCRIBE_RETRY = {
 
 const provider = proxyActivities<TranscriptionActivities>({
   startToCloseTimeout: '2 hours',
-  heartbeatTimeout: '30 seconds',
+  heartbeatTimeout: '15 seconds',
   retry: { ...TRANSCRIBE_RETRY, nonRetryableErrorTypes: [...TRANSCRIBE_RETRY.nonRetryableErrorTypes] },
 });
 
