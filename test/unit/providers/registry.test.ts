@@ -1,0 +1,60 @@
+// Which providers are usable, and the provider settings' defaults and validation (src/config.ts).
+import { ConfigError, loadConfig } from '../../../src/config.ts';
+import { maskProfanity, iso639_1 } from '../../../src/providers/audio.ts';
+import { createProviderRegistry } from '../../../src/providers/registry.ts';
+
+const ids = (env: Record<string, string>) => createProviderRegistry(loadConfig(env)).transcription.list().map((p) => p.id);
+
+test('by default no transcription provider is usable (the vendors need keys) and the AI is builtin', () => {
+  const registry = createProviderRegistry(loadConfig({}));
+  expect(registry.transcription.list()).toEqual([]);
+  expect(registry.transcription.defaultId).toBeNull();
+  expect(registry.ai.defaultId).toBe('builtin');
+  expect(registry.ai.get('builtin')?.id).toBe('builtin');
+  expect(registry.ai.get('openai-compatible')?.id).toBe('openai-compatible');
+  expect(registry.ai.get('other')).toBeUndefined();
+});
+
+test('a key makes a vendor usable; a self-hosted base URL needs none', () => {
+  expect(ids({ OPENAI_API_KEY: 'sk-1' })).toEqual(['openai']);
+  expect(ids({ OPENAI_BASE_URL: 'http://127.0.0.1:4010/v1' })).toEqual(['openai']);
+  expect(ids({ DEEPGRAM_API_KEY: 'dg-1', OPENAI_API_KEY: 'sk-1' })).toEqual(['openai', 'deepgram']);
+  expect(ids({ DEEPGRAM_BASE_URL: 'https://api.eu.deepgram.com' })).toEqual([]);
+});
+
+test('the default provider is the configured one when usable, else the first usable', () => {
+  const both = createProviderRegistry(
+    loadConfig({ OPENAI_API_KEY: 'sk-1', DEEPGRAM_API_KEY: 'dg-1', TRANSCRIPTION_DEFAULT_PROVIDER: 'deepgram' }),
+  );
+  expect(both.transcription.defaultId).toBe('deepgram');
+  const onlyOpenai = createProviderRegistry(loadConfig({ OPENAI_API_KEY: 'sk-1', TRANSCRIPTION_DEFAULT_PROVIDER: 'deepgram' }));
+  expect(onlyOpenai.transcription.defaultId).toBe('openai');
+  expect(onlyOpenai.transcription.get('deepgram')).toBeUndefined();
+  expect(onlyOpenai.transcription.get('openai')?.supportedLanguages).toContain('en-US');
+  // A tenant's own key unlocks a vendor the operator has no key for.
+  expect(onlyOpenai.transcription.isUsable('deepgram', { tenantKey: 'tenant-dg' })).toBe(true);
+  expect(onlyOpenai.transcription.forTenant('deepgram', 'tenant-dg')?.id).toBe('deepgram');
+  expect(onlyOpenai.transcription.forTenant('deepgram')).toBeUndefined();
+  expect(onlyOpenai.transcription.get('__proto__')).toBeUndefined();
+});
+
+test('provider settings: defaults and a message naming the bad variable', () => {
+  const { providers } = loadConfig({});
+  expect(providers.openai).toMatchObject({ baseUrl: 'https://api.openai.com/v1', maxUploadBytes: 25 * 1024 * 1024, maxConcurrency: 4 });
+  expect(providers.deepgram).toMatchObject({ baseUrl: 'https://api.deepgram.com', model: 'nova-3' });
+  expect(providers.ai).toMatchObject({ defaultProvider: 'builtin', model: 'openai/gpt-4o-mini' });
+  expect(() => loadConfig({ OPENAI_MAX_CONCURRENCY: '0' })).toThrow(new ConfigError('Invalid OPENAI_MAX_CONCURRENCY: must be an integer from 1 to 100'));
+  expect(() => loadConfig({ AI_MODEL: 'gpt-4o' })).toThrow(/^Invalid AI_MODEL: must look like <vendor>\/<model>/);
+  expect(() => loadConfig({ DEEPGRAM_BASE_URL: 'ftp://x' })).toThrow(/^Invalid DEEPGRAM_BASE_URL/);
+  expect(() => loadConfig({ TRANSCRIPTION_DEFAULT_PROVIDER: 'whisper' })).toThrow(/^Invalid TRANSCRIPTION_DEFAULT_PROVIDER/);
+  expect(() => loadConfig({ AI_DEFAULT_PROVIDER: 'gpt' })).toThrow(/^Invalid AI_DEFAULT_PROVIDER/);
+});
+
+test('what we apply where the vendor lacks it: profanity masking, ISO 639-1 language codes', () => {
+  expect(maskProfanity('Well, shit. That damn build is fucking broken, Dickens.')).toBe(
+    'Well, s***. That d*** build is f****** broken, Dickens.',
+  );
+  expect(iso639_1('en-US')).toBe('en');
+  expect(iso639_1('pt-BR')).toBe('pt');
+  expect(iso639_1('de')).toBe('de');
+});
