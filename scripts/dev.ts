@@ -93,7 +93,19 @@ async function main(): Promise<void> {
   } else {
     say(`WARNING: ${relativeToRoot(mediaServer)} does not exist yet; no development media server.`);
   }
-  if (mediaUrl) env.UPSTREAM_API_URL = mediaUrl;
+  if (mediaUrl) {
+    env.UPSTREAM_API_URL = mediaUrl;
+    // The development media server is also the `openai` transcription provider and the `openai-compatible` AI
+    // (DECISIONS §8-§9), so the whole post-meeting pipeline runs locally with no key. Explicit settings win.
+    env.OPENAI_BASE_URL = process.env.OPENAI_BASE_URL || `${mediaUrl}/v1`;
+    env.AI_BASE_URL = process.env.AI_BASE_URL || `${mediaUrl}/v1`;
+    env.TRANSCRIPTION_DEFAULT_PROVIDER = process.env.TRANSCRIPTION_DEFAULT_PROVIDER || 'openai';
+    if (process.env.UPSTREAM_API_KEY) {
+      // A media server that wants a key wants it on /v1/audio and /v1/chat too.
+      env.OPENAI_API_KEY = process.env.OPENAI_API_KEY || process.env.UPSTREAM_API_KEY;
+      env.AI_API_KEY = process.env.AI_API_KEY || process.env.UPSTREAM_API_KEY;
+    }
+  }
 
   const entry = join(projectRoot, 'src', 'main.ts');
   if (existsSync(entry)) {
