@@ -12,13 +12,14 @@ import { ensureTool } from '../../scripts/tools.ts';
 import { createActivities } from '../../src/activities/index.ts';
 import { objectKeyFor } from '../../src/activities/recordings.ts';
 import { LocalEventBus } from '../../src/events/domain-events.ts';
+import { PostMeetingResultSchema } from '../../src/modules/post-meeting/post-meeting-result.entity.ts';
 import { RecordingSchema } from '../../src/modules/recordings/recording.entity.ts';
 import { TranscriptSchema } from '../../src/modules/transcripts/transcript.entity.ts';
 import { createProviderRegistry } from '../../src/providers/registry.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
-import { transcriptionWorkflowId } from '../../workflows/shared.ts';
+import { postMeetingWorkflowId, SEARCH_ATTRIBUTE_NAMES, transcriptionWorkflowId } from '../../workflows/shared.ts';
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -213,3 +214,56 @@ test('a completed transcript is never transcribed again: a second run only repor
   expect(requests).toBe(0);
   expect((await reload(id)).completedAt).toEqual(first.completedAt);
 }, 60_000);
+
+describe('post-meeting processing', () => {
+  beforeAll(async () => {
+    // The time-skipping server knows no custom search attributes until told (the dev server registers them itself).
+    await registerSearchAttributes();
+    await t.request
+      .patch(`/api/v1/tenants/${tenant.id}/config`)
+      .set(tenant.auth)
+      .send({ post_meeting_webhook: { enabled: false, url: 'http://127.0.0.1:9/hook', secret: 'whsec_0123456789abcdef0123', include_summary: true } })
+      .expect(200);
+  });
+
+  test('a transcription the provider refuses: the run completes, errors[] says transcription_failed for each field it cost', async () => {
+    script = [401];
+    const outcome = await env.client.workflow.execute('postMeetingWorkflow', {
+      taskQueue,
+      workflowId: postMeetingWorkflowId(recordingId),
+      args: [{ recordingId }],
+    });
+    expect(outcome).toMatchObject({ status: 'completed', summarised: false, errors: 3, deliveryId: null });
+    const row = await t.services.orm.em.fork().findOneOrFail(PostMeetingResultSchema, { recording: recordingId }, { populate: ['transcript'] });
+    expect(row.status).toBe('completed');
+    expect(row.summary).toBeNull();
+    expect(row.transcript!.status).toBe('failed');
+    expect(row.errors).toEqual([
+      { field: 'transcript', code: 'transcription_failed', message: expect.stringMatching(/401/) },
+      { field: 'summary', code: 'transcription_failed', message: 'no completed transcript to summarise' },
+      { field: 'action_items', code: 'transcription_failed', message: 'no completed transcript to summarise' },
+    ]);
+
+    // A second run for the same recording finds the completed row and does nothing again.
+    requests = 0;
+    const again = await env.client.workflow.execute('postMeetingWorkflow', {
+      taskQueue,
+      workflowId: `${postMeetingWorkflowId(recordingId)}-again`,
+      args: [{ recordingId }],
+    });
+    expect(again).toMatchObject({ status: 'skipped' });
+    expect(requests).toBe(0);
+  }, 60_000);
+});
+
+async function registerSearchAttributes() {
+  const KEYWORD = 2; // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
+  await env.connection.operatorService
+    .addSearchAttributes({
+      namespace: env.namespace ?? 'default',
+      searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTE_NAMES).map((name) => [name, KEYWORD])),
+    })
+    .catch((err: Error) => {
+      if (!/already exists/i.test(err.message)) throw err;
+    });
+}
