@@ -100,6 +100,8 @@ async function main(): Promise<void> {
     env.OPENAI_BASE_URL = process.env.OPENAI_BASE_URL || `${mediaUrl}/v1`;
     env.AI_BASE_URL = process.env.AI_BASE_URL || `${mediaUrl}/v1`;
     env.TRANSCRIPTION_DEFAULT_PROVIDER = process.env.TRANSCRIPTION_DEFAULT_PROVIDER || 'openai';
+    // The server ignores the model; a non-diarizing name lets the tenant's keywords go as the prompt.
+    env.OPENAI_TRANSCRIPTION_MODEL = process.env.OPENAI_TRANSCRIPTION_MODEL || 'whisper-1';
     if (process.env.UPSTREAM_API_KEY) {
       // A media server that wants a key wants it on /v1/audio and /v1/chat too.
       env.OPENAI_API_KEY = process.env.OPENAI_API_KEY || process.env.UPSTREAM_API_KEY;

@@ -4,6 +4,7 @@
 
 import { Readable } from 'node:stream';
 import { readWavHeader } from '../upstream/dev-media/wav.ts';
+import { framed } from './http.ts';
 import { ProviderError, type TranscriptionRequest, type TranscriptionResult, type TranscriptSegmentOut } from './types.ts';
 
 /** One upload: the whole file, or a part of a split WAV. */
@@ -52,16 +53,7 @@ export async function audioParts(request: TranscriptionRequest, maxBytes: number
     const end = Math.min(dataEnd, start + perPart);
     const header = pcmHeader(wav, end - start);
     parts.push({
-      open: async () => {
-        const samples = await request.open({ start, end });
-        return Readable.from(
-          (async function* () {
-            yield header;
-            yield* samples;
-          })(),
-          { objectMode: false },
-        );
-      },
+      open: async () => framed(await request.open({ start, end }), { head: header }),
       sizeBytes: header.length + (end - start),
       contentType: 'audio/wav',
       offsetSeconds: (start - wav.dataOffset) / byteRate,

@@ -5,7 +5,7 @@
 
 import type { TranscriptionVendorConfig } from '../config.ts';
 import { audioParts, transcribeParts, type AudioPart } from './audio.ts';
-import { authKey, counting, failureOf, limiter, parseJson, send, type Limiter } from './http.ts';
+import { authKey, failureOf, limiter, parseJson, send, framed, type Limiter } from './http.ts';
 import { PROVIDER_LANGUAGES } from './languages.ts';
 import {
   ProviderError,
@@ -64,7 +64,7 @@ export class DeepgramProvider implements TranscriptionProvider {
         accept: 'application/json',
         ...(key ? { authorization: `Token ${key}` } : {}),
       },
-      body: audio.pipe(counting(onBytes)),
+      body: framed(audio, { onBytes }),
       timeoutMs: this.#config.timeoutMs,
       signal: request.signal,
     });

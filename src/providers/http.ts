@@ -162,14 +162,33 @@ export function limiter(max: number): Limiter {
   };
 }
 
-/** Counts bytes as they pass, for progress reports (activity heartbeats). */
-export function counting(onBytes: (bytes: number) => void): Transform {
-  return new Transform({
+/**
+ * The source stream, optionally framed by `head` and `tail` bytes (a multipart part, a WAV header), with `onBytes`
+ * told of every source chunk (activity heartbeats). Joined by `pipeline`, so destroying the result (a timeout, a
+ * refused upload) destroys the source too, e.g. the S3 download, instead of leaving it open.
+ */
+export function framed(source: Readable, options: { head?: Buffer; tail?: Buffer; onBytes?: (bytes: number) => void }): Readable {
+  let started = false;
+  const start = (stream: Transform) => {
+    if (!started && options.head) stream.push(options.head);
+    started = true;
+  };
+  const through = new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      onBytes(chunk.length);
+      start(this);
+      options.onBytes?.(chunk.length);
       done(null, chunk);
     },
+    flush(done) {
+      start(this);
+      if (options.tail) this.push(options.tail);
+      done();
+    },
   });
+  pipeline(source, through).catch(() => {
+    // The failure reaches the reader through `through` itself.
+  });
+  return through;
 }
 
 /** The caller's key (a tenant's own) before the operator's. */

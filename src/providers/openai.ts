@@ -4,10 +4,9 @@
 // is asked again with `verbose_json`, and remembered so it is not asked twice.
 
 import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
 import type { TranscriptionVendorConfig } from '../config.ts';
 import { audioParts, iso639_1, maskProfanity, transcribeParts, type AudioPart } from './audio.ts';
-import { authKey, counting, failureOf, limiter, parseJson, send, type Limiter, type ProviderResponse } from './http.ts';
+import { authKey, failureOf, framed, limiter, parseJson, send, type Limiter, type ProviderResponse } from './http.ts';
 import { PROVIDER_LANGUAGES } from './languages.ts';
 import {
   ProviderError,
@@ -70,7 +69,8 @@ export class OpenAiTranscriptionProvider implements TranscriptionProvider {
     if (format === 'diarized_json') fields.push(['chunking_strategy', 'auto']);
     else fields.push(['timestamp_granularities[]', 'segment']);
     if (request.language) fields.push(['language', iso639_1(request.language)]);
-    const prompt = keywordPrompt(request.keywords);
+    // Keywords steer the model as a prompt; OpenAI's diarizing model takes no prompt, so they cannot reach it.
+    const prompt = this.#config.model.includes('diarize') ? undefined : keywordPrompt(request.keywords);
     if (prompt) fields.push(['prompt', prompt]);
     const body = multipart(fields, { name: 'file', filename: filenameFor(part.contentType), contentType: part.contentType });
     const audio = await part.open();
@@ -84,14 +84,7 @@ export class OpenAiTranscriptionProvider implements TranscriptionProvider {
         accept: 'application/json',
         ...(key ? { authorization: `Bearer ${key}` } : {}),
       },
-      body: Readable.from(
-        (async function* () {
-          yield body.head;
-          yield* audio.pipe(counting(onBytes));
-          yield body.tail;
-        })(),
-        { objectMode: false },
-      ),
+      body: framed(audio, { head: body.head, tail: body.tail, onBytes }),
       timeoutMs: this.#config.timeoutMs,
       signal: request.signal,
     });

@@ -162,3 +162,34 @@ test('a server that is down is a retryable failure', async () => {
 function round(value: number) {
   return Math.round(value * 100) / 100;
 }
+
+test("OpenAI's diarizing model gets no prompt (it takes none); the chunking strategy it needs is sent", async () => {
+  const { bytes } = await devRecording(media, 'room-openai-6', 10);
+  const before = media.transcriptionRequests.length;
+  const provider = new OpenAiTranscriptionProvider(settings(media.url, { model: 'gpt-4o-transcribe-diarize' }));
+  await provider.transcribe(requestFor(bytes, { keywords: ['Convene'] }));
+  const sent = media.transcriptionRequests.slice(before);
+  expect(sent[0].fields.prompt).toBeUndefined();
+  expect(sent[0].fields.chunking_strategy).toEqual(['auto']);
+});
+
+test('a stalled upload times out (retryable) and the source stream is destroyed, not left open', async () => {
+  const { Readable } = await import('node:stream');
+  let source: InstanceType<typeof Readable> | undefined;
+  const provider = new OpenAiTranscriptionProvider(settings(media.url, { timeoutMs: 300 }));
+  const failure = await provider
+    .transcribe({
+      ...requestFor(Buffer.alloc(0)),
+      sizeBytes: 1_000_000,
+      async open() {
+        // 64 KiB, then nothing: a stalled S3 download.
+        source = new Readable({ read() {} });
+        source.push(Buffer.alloc(64 * 1024));
+        return source;
+      },
+    })
+    .catch((e: unknown) => e);
+  expect(failure).toMatchObject({ name: 'ProviderError', retryable: true, message: 'openai: no answer within 300 ms' });
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(source!.destroyed).toBe(true);
+});
