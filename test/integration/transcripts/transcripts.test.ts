@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { PostMeetingResultSchema } from '../../../src/modules/post-meeting/post-meeting-result.entity.ts';
 import { TranscriptSchema } from '../../../src/modules/transcripts/transcript.entity.ts';
 import { postMeetingWorkflowId, transcriptionWorkflowId } from '../../../workflows/shared.ts';
-import { createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
+import { addParticipant, bearer, createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
 import { createRecordingStack, type RecordingStack } from '../../helpers/recording-stack.ts';
 
 let stack: RecordingStack;
@@ -63,6 +63,17 @@ async function readyRecording(tenant: TenantFixture) {
   await stack.media.settled(); // the provider has notified us: the ingestion workflow is started
   await stack.ingestionResult(recordingId);
   return { roomId: room.id as string, recordingId };
+}
+
+/** Every event of a run, payloads decoded to text. */
+async function historyText(workflowId: string): Promise<string> {
+  const history = await stack.temporal.workflow.getHandle(workflowId).fetchHistory();
+  // Payload bytes come as Uint8Array or, once serialised, as base64 strings in `data` fields: both are decoded.
+  return JSON.stringify(history, (key, value: unknown) => {
+    if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
+    if (key === 'data' && typeof value === 'string') return Buffer.from(value, 'base64').toString('utf8');
+    return value;
+  });
 }
 
 const postMeetingResult = (recordingId: string) => stack.temporal.workflow.getHandle(postMeetingWorkflowId(recordingId)).result();
@@ -176,6 +187,13 @@ describe('a tenant with the default (builtin) analyser', () => {
     expect(list.body.default_provider).toBe('openai');
     await stack.t.request.get('/api/v1/transcription/providers').expect(401);
   });
+
+  test('a participant credential, even a host of the room, is refused: these operations are for the tenant', async () => {
+    const host = await addParticipant(stack.t, tenant, roomId, { role: 'host' });
+    const forbidden = await stack.t.request.get(`/api/v1/recordings/${recordingId}/transcript`).set(bearer(host.auth_token)).expect(403);
+    expect(forbidden.body.error.code).toBe('FORBIDDEN');
+    await stack.t.request.post(`/api/v1/recordings/${recordingId}/transcribe`).set(bearer(host.auth_token)).send({ room_id: roomId }).expect(403);
+  });
 });
 
 test('a failing AI provider: post-meeting still completes, the transcript is there, errors[] says ai_processing_failed', async () => {
@@ -196,6 +214,17 @@ test('a failing AI provider: post-meeting still completes, the transcript is the
     { field: 'action_items', code: 'ai_processing_failed', message: expect.stringContaining('500') },
   ]);
   expect(JSON.stringify(row.errors)).not.toContain('sk-tenant-own-key');
+
+  // DECISIONS §13: no key or secret in any event of the runs (inputs, results, heartbeats, failures).
+  const runs: Array<[string, string]> = [
+    [postMeetingWorkflowId(recordingId), 'AI provider unavailable'], // a failure message: only in decoded payloads
+    [transcriptionWorkflowId(outcome.transcriptId), 'wordCount'], // the run's result payload
+  ];
+  for (const [workflowId, marker] of runs) {
+    const text = await historyText(workflowId);
+    expect(text).toContain(marker); // the scan really reads the decoded payloads
+    for (const secret of ['sk-tenant-own-key', WEBHOOK_OFF.secret, 'X-Amz-Signature', 'X-Amz-Credential']) expect(text).not.toContain(secret);
+  }
   const listed = await stack.t.request.get(`/api/v1/rooms/${roomId}/post-meeting-transcripts`).set(tenant.auth).expect(200);
   expect(listed.body.data).toEqual([expect.objectContaining({ id: outcome.transcriptId, status: 'completed' })]);
 }, 180_000);
