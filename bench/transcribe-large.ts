@@ -1,7 +1,8 @@
 // Benchmark (not a test): streams a 1 GiB PCM WAV through the `openai` transcription adapter to the development
 // media server and reports how much the adapter's process grows (goal: RSS growth <= 100 MB; DECISIONS §9: audio is
 // never held whole in memory). The WAV is generated on the fly (src/upstream/dev-media/wav.ts), never written whole
-// into memory or to disk. The server runs in a child process, so the figures are the sending side's alone.
+// into memory or to disk. The server runs in a child process, and each client run in a fresh one of its own, so the
+// figures are the sending side's alone and one run's retained memory does not hide the next one's growth.
 //
 //   npx node --expose-gc bench/transcribe-large.ts            # --gib 1 (default)
 //
@@ -10,7 +11,6 @@
 
 import { fork } from 'node:child_process';
 import { request } from 'node:http';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { OpenAiTranscriptionProvider } from '../src/providers/openai.ts';
 import type { TranscriptionRequest } from '../src/providers/types.ts';
@@ -19,57 +19,58 @@ import { wavSize, wavStream, type WavSpec } from '../src/upstream/dev-media/wav.
 
 const MiB = 1024 * 1024;
 
+const argument = (name: string) => {
+  const index = process.argv.indexOf(name);
+  return index > 0 ? process.argv[index + 1] : undefined;
+};
+
 if (process.argv.includes('--server')) {
   // Child: the development media server with an upload limit above the file.
   const server = await startDevMediaServer({ webhookSecret: 'bench', maxUploadBytes: 4 * 1024 ** 3 });
   process.send!({ url: server.url });
   process.on('disconnect', () => void server.stop().then(() => process.exit(0)));
+} else if (argument('--client')) {
+  // Child: one measured run, reported to the parent.
+  const { spec, size } = wavFor(Number(argument('--gib')));
+  const url = argument('--url')!;
+  const run =
+    argument('--client') === 'bare'
+      ? await measure('bare node:http multipart', () => bareUpload(url, spec, size))
+      : await measure('openai adapter', () => adapterUpload(url, spec, size));
+  process.send!(run, () => process.exit(0));
 } else {
   await main();
 }
 
-async function main() {
-  const gibIndex = process.argv.indexOf('--gib');
-  const gib = gibIndex > 0 ? Number(process.argv[gibIndex + 1]) : 1;
-  const sampleRate = 16000;
-  const bytesPerSecond = sampleRate * 2;
+function wavFor(gib: number) {
+  const bytesPerSecond = 16000 * 2;
   const spec: WavSpec = {
     recordingId: 'bench-large-recording',
     title: 'Large recording benchmark',
     durationSeconds: Math.ceil((gib * 1024 ** 3) / bytesPerSecond),
-    sampleRate,
+    sampleRate: 16000,
   };
-  const size = wavSize(spec);
+  return { spec, size: wavSize(spec) };
+}
 
-  const child = fork(new URL(import.meta.url).pathname, ['--server'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+async function main() {
+  const gib = Number(argument('--gib') ?? 1);
+  const { spec, size } = wavFor(gib);
+  const script = new URL(import.meta.url).pathname;
+  const child = fork(script, ['--server'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { url } = await new Promise<{ url: string }>((resolve) => child.once('message', (m) => resolve(m as { url: string })));
   console.log(`WAV: ${(size / MiB).toFixed(0)} MiB (${spec.durationSeconds} s of 16 kHz mono PCM), server ${url}`);
-
-  const bare = await measure('bare node:http multipart', () => bareUpload(url, spec, size));
-  const adapter = await measure('openai adapter', async () => {
-    const provider = new OpenAiTranscriptionProvider({
-      baseUrl: `${url}/v1`,
-      apiKey: undefined,
-      model: 'whisper-1',
-      maxConcurrency: 1,
-      maxUploadBytes: 4 * 1024 ** 3,
-      timeoutMs: 3_600_000,
+  const runIn = (mode: string) =>
+    new Promise<Run>((resolve, reject) => {
+      const client = fork(script, ['--client', mode, '--url', url, '--gib', String(gib)], {
+        execArgv: ['--expose-gc'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      client.once('message', (m) => resolve(m as Run));
+      client.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`${mode} run exited with ${code}`))));
     });
-    let progressCalls = 0;
-    const transcription: TranscriptionRequest = {
-      open: async () => wavStream(spec),
-      contentType: 'audio/wav',
-      sizeBytes: size,
-      language: 'en-US',
-      keywords: ['Convene'],
-      profanityFilter: false,
-      progress: () => progressCalls++,
-    };
-    const result = await provider.transcribe(transcription);
-    const last = result.segments.at(-1);
-    return `${result.segments.length} segments, last ends at ${last?.end} s (of ${spec.durationSeconds}), ${progressCalls} progress calls`;
-  });
-
+  const bare = await runIn('bare');
+  const adapter = await runIn('adapter');
   child.disconnect();
   console.log('\n| run | seconds | MB/s | RSS before (MiB) | RSS peak growth (MiB) | heap peak growth (MiB) |');
   console.log('|---|---|---|---|---|---|');
@@ -83,7 +84,40 @@ async function main() {
   console.log(`goal RSS growth <= 100 MB: ${adapter.rssGrowth * 1.048576 <= 100 ? 'met' : 'NOT met'}`);
 }
 
-async function measure(name: string, run: () => Promise<string | void>) {
+interface Run {
+  name: string;
+  seconds: number;
+  rssBefore: number;
+  rssGrowth: number;
+  heapGrowth: number;
+  note: string | void;
+}
+
+async function adapterUpload(url: string, spec: WavSpec, size: number): Promise<string> {
+  const provider = new OpenAiTranscriptionProvider({
+    baseUrl: `${url}/v1`,
+    apiKey: undefined,
+    model: 'whisper-1',
+    maxConcurrency: 1,
+    maxUploadBytes: 4 * 1024 ** 3,
+    timeoutMs: 3_600_000,
+  });
+  let progressCalls = 0;
+  const transcription: TranscriptionRequest = {
+    open: async () => wavStream(spec),
+    contentType: 'audio/wav',
+    sizeBytes: size,
+    language: 'en-US',
+    keywords: ['Convene'],
+    profanityFilter: false,
+    progress: () => progressCalls++,
+  };
+  const result = await provider.transcribe(transcription);
+  const last = result.segments.at(-1);
+  return `${result.segments.length} segments, last ends at ${last?.end} s (of ${spec.durationSeconds}), ${progressCalls} progress calls`;
+}
+
+async function measure(name: string, run: () => Promise<string | void>): Promise<Run> {
   (globalThis as { gc?: () => void }).gc?.();
   await new Promise((resolve) => setTimeout(resolve, 200));
   const rssBefore = process.memoryUsage().rss / MiB;
@@ -124,15 +158,7 @@ async function bareUpload(url: string, spec: WavSpec, size: number): Promise<voi
       },
     );
     req.on('error', reject);
-    pipeline(
-      Readable.from(
-        (async function* () {
-          yield head;
-          yield* wavStream(spec);
-          yield tail;
-        })(),
-      ),
-      req,
-    ).catch(reject);
+    req.write(head);
+    pipeline(wavStream(spec), req, { end: false }).then(() => req.end(tail), reject);
   });
 }
