@@ -256,6 +256,21 @@ describe('post-meeting processing', () => {
   }, 60_000);
 });
 
+test('a recording whose file is gone: post-meeting records recording_unavailable and still completes', async () => {
+  const em = t.services.orm.em.fork();
+  const gone = em.create(RecordingSchema, { id: uuidv7(), tenant: tenant.id, room: roomId, status: 'ready', purgedAt: new Date() });
+  await em.flush();
+  const outcome = await env.client.workflow.execute('postMeetingWorkflow', { taskQueue, workflowId: postMeetingWorkflowId(gone.id), args: [{ recordingId: gone.id }] });
+  expect(outcome).toMatchObject({ status: 'completed', transcriptId: null, summarised: false });
+  const row = await t.services.orm.em.fork().findOneOrFail(PostMeetingResultSchema, { recording: gone.id });
+  expect(row.errors).toEqual([
+    { field: 'recording', code: 'recording_unavailable', message: expect.any(String) },
+    { field: 'summary', code: 'transcription_failed', message: 'no completed transcript to summarise' },
+    { field: 'action_items', code: 'transcription_failed', message: 'no completed transcript to summarise' },
+  ]);
+  expect(await t.services.orm.em.fork().count(TranscriptSchema, { recording: gone.id })).toBe(0);
+}, 60_000);
+
 async function registerSearchAttributes() {
   const KEYWORD = 2; // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
   await env.connection.operatorService

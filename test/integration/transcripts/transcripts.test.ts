@@ -196,6 +196,23 @@ describe('a tenant with the default (builtin) analyser', () => {
   });
 });
 
+test('an archived recording is transcribed from the archive bucket', async () => {
+  const tenant = await createTenant(stack.t);
+  await patchConfig(stack.t, tenant, { transcription_enabled: false }); // no post-meeting transcript: only ours
+  const { roomId, recordingId } = await readyRecording(tenant);
+  await postMeetingResult(recordingId);
+  await stack.t.request.post(`/api/v1/recordings/${recordingId}/archive`).set(tenant.auth).expect(200);
+  const { store } = stack.t.services;
+  expect(await store.list(store.bucket, `recordings/${tenant.id}/`)).toEqual([]); // only the archive copy is left
+
+  const queued = await stack.t.request.post(`/api/v1/recordings/${recordingId}/transcribe`).set(tenant.auth).send({ room_id: roomId }).expect(202);
+  await stack.temporal.workflow.getHandle(transcriptionWorkflowId(queued.body.transcript_id)).result();
+  const got = await stack.t.request.get(`/api/v1/recordings/${recordingId}/transcript`).set(tenant.auth).expect(200);
+  expect(got.body.data).toMatchObject({ id: queued.body.transcript_id, status: 'completed' });
+  expect(got.body.data.content.segments.length).toBeGreaterThan(0);
+  expect((await stack.t.request.get(`/api/v1/rooms/${roomId}/post-meeting-transcripts`).set(tenant.auth).expect(200)).body.data).toEqual([]);
+}, 120_000);
+
 test('a failing AI provider: post-meeting still completes, the transcript is there, errors[] says ai_processing_failed', async () => {
   const tenant = await createTenant(stack.t);
   await patchConfig(stack.t, tenant, {
