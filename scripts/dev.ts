@@ -115,7 +115,7 @@ async function main(): Promise<void> {
   } else {
     say(`WARNING: ${relativeToRoot(entry)} does not exist yet; running the services only.`);
   }
-  printSummary(settings, [postgres, temporal, s3], { apiRunning: existsSync(entry), mediaUrl });
+  printSummary(settings, [postgres, temporal, s3], { apiRunning: existsSync(entry), mediaUrl, env });
 
   // Anything that stops on its own (a crash, a lost port) takes the whole stack down, loudly.
   const watched = [...apps, ...services];
@@ -225,7 +225,7 @@ async function refuseBusyPorts(settings: DevSettings): Promise<void> {
 function printSummary(
   settings: DevSettings,
   [postgres, temporal, s3]: [Service, Service & { uiUrl?: string }, Service],
-  { apiRunning, mediaUrl }: { apiRunning: boolean; mediaUrl: string | undefined },
+  { apiRunning, mediaUrl, env }: { apiRunning: boolean; mediaUrl: string | undefined; env: NodeJS.ProcessEnv },
 ): void {
   const data = relativeToRoot(settings.dataDir);
   const external = (service: Service) => (service.logFile ? '' : '   (external)');
@@ -240,6 +240,8 @@ function printSummary(
     ['S3 keys', `${settings.s3AccessKeyId} / ${s3.logFile ? settings.s3SecretAccessKey : '(from S3_SECRET_ACCESS_KEY)'}`],
     ['S3 buckets', `${settings.s3Bucket}, ${settings.s3ArchiveBucket}`],
     ['Media server', mediaUrl ? `${mediaUrl}${'external' in settings.media ? '   (external)' : ''}` : '(none)'],
+    ['Transcription', env.OPENAI_BASE_URL ? `openai → ${env.OPENAI_BASE_URL}` : '(default settings)'],
+    ['AI', `${env.AI_DEFAULT_PROVIDER || 'builtin'} (openai-compatible → ${env.AI_BASE_URL || 'AI_BASE_URL'})`],
     ['Data', `${data}/   (reset: stop, then rm -rf ${data})`],
   ];
   const logs = [postgres, temporal, s3].flatMap((s) => (s.logFile ? [relativeToRoot(s.logFile)] : []));

@@ -109,3 +109,31 @@ test("a vendor's own service without any key fails at once, without a request", 
     message: "openai-compatible: no API key (set AI_API_KEY, or the tenant's own key)",
   });
 });
+
+test("the development media server's /v1/chat/completions answers in OpenAI's format, and refuses a bad request", async () => {
+  const post = (body: unknown) =>
+    fetch(`${media.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer dev-ai-key-0001' },
+      body: JSON.stringify(body),
+    });
+  const response = await post({
+    model: 'dev/extractor',
+    messages: [
+      { role: 'system', content: 'Summarise.' },
+      { role: 'user', content: [{ type: 'text', text: 'Transcript:\nAlice: Bob will send the slides by Friday.\nCarol: I will book the room.' }] },
+    ],
+  });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as Record<string, unknown> & { choices: Array<{ message: { role: string; content: string } }> };
+  expect(body).toMatchObject({ object: 'chat.completion', model: 'dev/extractor', choices: [{ index: 0, finish_reason: 'stop' }] });
+  expect(body.choices[0].message.role).toBe('assistant');
+  expect(JSON.parse(body.choices[0].message.content)).toEqual({
+    summary: 'Bob will send the slides by Friday.',
+    action_items: ['Bob will send the slides by Friday.', 'Carol will book the room.'],
+  });
+
+  const bad = await post({ model: 'dev/extractor' });
+  expect(bad.status).toBe(400);
+  expect(await bad.json()).toMatchObject({ error: { code: 'invalid_messages' } });
+});
