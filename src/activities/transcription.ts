@@ -77,7 +77,11 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
       }
 
       const context = Context.current();
-      const sizeBytes = recording.sizeBytes ?? 0;
+      // The adapters split by size: an older row without it asks the store (a HEAD, no download).
+      const sizeBytes = recording.sizeBytes ?? (await store.head(location))?.sizeBytes;
+      if (sizeBytes === undefined) {
+        throw ApplicationFailure.nonRetryable('the recording file is missing from storage', TRANSCRIPTION_FAILURE.recordingUnavailable);
+      }
       let progress = { bytesDone: 0, bytesTotal: sizeBytes };
       const alive = setInterval(() => context.heartbeat(progress), HEARTBEAT_EVERY_MS);
       let result;
