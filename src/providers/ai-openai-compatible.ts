@@ -56,7 +56,7 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
       timeoutMs: this.#config.timeoutMs,
       signal: request.signal,
     });
-    if (answer.status < 200 || answer.status >= 300) throw failureOf(this.id, answer);
+    if (answer.status < 200 || answer.status >= 300) throw failureOf(this.id, answer, key);
     return insightsOf(this.id, parseJson(this.id, answer.body));
   }
 

@@ -68,7 +68,7 @@ export class DeepgramProvider implements TranscriptionProvider {
       timeoutMs: this.#config.timeoutMs,
       signal: request.signal,
     });
-    if (answer.status < 200 || answer.status >= 300) throw failureOf(this.id, answer);
+    if (answer.status < 200 || answer.status >= 300) throw failureOf(this.id, answer, key);
     const parsed = parseJson(this.id, answer.body);
     const segments = segmentsOf(parsed);
     if (!segments) {

@@ -104,11 +104,12 @@ function connectionError(provider: string, error: Error & { code?: string }): Pr
 /**
  * The failure a non-2xx answer means. 401/403 (bad key) and other 4xx are final; 408, 429 and 5xx are retried. The
  * reason is the vendor's message from whichever envelope it uses (OpenAI's `{error:{message}}`, FastAPI's
- * `{detail}`, Deepgram's `{err_msg}`), else the first 200 characters of the body.
+ * `{detail}`, Deepgram's `{err_msg}`), else the first 200 characters of the body; the key sent is masked in it.
  */
-export function failureOf(provider: string, response: ProviderResponse): ProviderError {
+export function failureOf(provider: string, response: ProviderResponse, key?: string): ProviderError {
   const { status } = response;
-  const reason = reasonOf(response.body);
+  // A vendor may echo the key it refused; the reason is stored and shown, the key must not be (DECISIONS §13).
+  const reason = key ? reasonOf(response.body).replaceAll(key, '***') : reasonOf(response.body);
   const retryable = status === 408 || status === 429 || status >= 500;
   const message =
     status === 401 || status === 403

@@ -91,7 +91,7 @@ export class OpenAiTranscriptionProvider implements TranscriptionProvider {
   }
 
   #read(request: TranscriptionRequest, answer: ProviderResponse, format: ResponseFormat): TranscriptionResult {
-    if (answer.status < 200 || answer.status >= 300) throw failureOf(this.id, answer);
+    if (answer.status < 200 || answer.status >= 300) throw failureOf(this.id, answer, authKey(request.apiKey, this.#config.apiKey));
     const parsed = parseJson(this.id, answer.body);
     const segments = segmentsOf(parsed, format);
     if (!segments) {

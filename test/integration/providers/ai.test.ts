@@ -137,3 +137,24 @@ test("the development media server's /v1/chat/completions answers in OpenAI's fo
   expect(bad.status).toBe(400);
   expect(await bad.json()).toMatchObject({ error: { code: 'invalid_messages' } });
 });
+
+test('a key the vendor echoes in its error never reaches the stored reason', async () => {
+  const echo = createServer((req, res) => {
+    const key = (req.headers.authorization ?? '').replace('Bearer ', '');
+    req.resume();
+    req.on('end', () => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `Incorrect API key provided: ${key}.` } })));
+  });
+  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+  try {
+    const baseUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`;
+    const failure = await new OpenAiCompatibleAnalyzer(settings(baseUrl, { apiKey: 'sk-secret-tenant-0001' }))
+      .analyze(request)
+      .catch((e: unknown) => e);
+    expect(failure).toMatchObject({
+      retryable: false,
+      message: 'openai-compatible refused the API key (HTTP 401): Incorrect API key provided: ***.',
+    });
+  } finally {
+    await new Promise<void>((resolve) => echo.close(() => resolve()));
+  }
+});
