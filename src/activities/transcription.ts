@@ -28,7 +28,6 @@ const MAX_SEGMENT_TEXT = 10_000;
 const MAX_SPEAKER = 100;
 const MAX_SEGMENTS = 100_000;
 
-
 export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
   const { orm, store, tenants, providers } = deps;
 

@@ -62,7 +62,7 @@ beforeAll(async () => {
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
-  const frontUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  const { frontUrl } = frontAddress();
 
   t = await createTestApp({ UPSTREAM_API_URL: media.url });
   tenant = await createTenant(t);
@@ -98,6 +98,10 @@ afterAll(async () => {
   await media?.stop();
   await t?.close();
 });
+
+function frontAddress() {
+  return { frontUrl: `http://127.0.0.1:${(front.address() as AddressInfo).port}` };
+}
 
 /** A meeting the media server generated, stored in S3 as ingestion would, and a `ready` row for it. */
 async function storedRecording(): Promise<string> {
@@ -213,6 +217,41 @@ test('a completed transcript is never transcribed again: a second run only repor
   await env.client.workflow.execute('transcriptionWorkflow', { taskQueue, workflowId: `${transcriptionWorkflowId(id)}-again`, args: [{ transcriptId: id }] });
   expect(requests).toBe(0);
   expect((await reload(id)).completedAt).toEqual(first.completedAt);
+}, 60_000);
+
+test('a WAV over the provider upload limit is read from S3 by ranges, sent in parts, and its segments re-timed', async () => {
+  const limit = 100_000; // the 20 s recording is 320,044 bytes: 4 parts
+  const splitQueue = `${taskQueue}-split`;
+  const { frontUrl } = frontAddress();
+  const splitting = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: splitQueue,
+    workflowsPath: WORKFLOWS_PATH,
+    activities: createActivities({
+      orm: t.services.orm,
+      store: t.services.store,
+      provider: createHttpUpstreamAdapter({ baseUrl: media.url }),
+      events: new LocalEventBus(),
+      logger: t.services.logger,
+      tenants: t.services.tenants,
+      providers: createProviderRegistry({
+        providers: { ...t.config.providers, openai: { ...t.config.providers.openai, baseUrl: `${frontUrl}/v1`, maxUploadBytes: limit } },
+      }),
+    }),
+  });
+  const id = await queued();
+  await splitting.runUntil(
+    env.client.workflow.execute('transcriptionWorkflow', { taskQueue: splitQueue, workflowId: transcriptionWorkflowId(id), args: [{ transcriptId: id }] }),
+  );
+
+  const parts = Math.ceil((20 * 8000 * 2) / (Math.floor((limit - 44) / 2) * 2));
+  expect(requests).toBe(parts);
+  const segments = (await reload(id)).content!.segments;
+  expect(segments.length).toBeGreaterThanOrEqual(parts);
+  segments.forEach((segment, i) => {
+    if (i > 0) expect(segment.start).toBeGreaterThanOrEqual(segments[i - 1].end - 0.01); // never back in time
+  });
+  expect(segments.at(-1)!.end).toBeCloseTo(20, 0); // the last part's times moved by its offset
 }, 60_000);
 
 describe('post-meeting processing', () => {
