@@ -727,7 +727,8 @@ export interface paths {
          * @description Creates a transcript in `pending` and transcribes the recording in the background. `room_id` must be the
          *     recording's room (`400 VALIDATION_ERROR` otherwise). `provider` is one of the ids listed by
          *     `GET /api/v1/transcription/providers` (the default provider when omitted; an unknown one is
-         *     `400 VALIDATION_ERROR`). The recording must be `ready` or `archived` (`400 INVALID_STATE`).
+         *     `400 VALIDATION_ERROR`). The recording must be `ready` or `archived` (`400 INVALID_STATE`). The answer comes
+         *     once the transcription workflow has started; with Temporal unreachable it is `503` and nothing is queued.
          */
         post: operations["queueTranscription"];
         delete?: never;
@@ -748,7 +749,7 @@ export interface paths {
         };
         /**
          * Get the latest transcript of a recording
-         * @description The most recently created transcript of the recording, whatever its status. None yet is `404 NOT_FOUND`.
+         * @description The newest `completed` transcript of the recording, else the newest one whatever its status (DECISIONS §9). None yet is `404 NOT_FOUND`.
          */
         get: operations["getRecordingTranscript"];
         put?: never;
@@ -766,7 +767,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the configured transcription providers */
+        /**
+         * List the configured transcription providers
+         * @description The providers usable by this tenant: configured by the operator, or made usable by the tenant's own
+         *     `post_meeting_webhook.transcription.api_key`. `503` when the deployment has no usable provider at all.
+         */
         get: operations["listTranscriptionProviders"];
         put?: never;
         post?: never;
@@ -811,7 +816,7 @@ export interface paths {
         };
         /**
          * List the transcripts of a room's recordings
-         * @description Every transcript of the room's (not deleted) recordings, newest first. Not paginated.
+         * @description The transcripts post-meeting processing made for the room's (not deleted) recordings, newest first (DECISIONS §9; a transcript queued with Queue Transcription is not listed). Not paginated.
          */
         get: operations["listPostMeetingTranscripts"];
         put?: never;
@@ -3670,6 +3675,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRecordingTranscript: {
@@ -3780,6 +3786,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTranscript: {

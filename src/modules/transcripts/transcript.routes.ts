@@ -38,7 +38,7 @@ export function transcriptRoutes(deps: { transcripts: TranscriptService; em: () 
     },
     listTranscriptionProviders: async (_req, res) => {
       const list = transcripts.listProviders();
-      if (!list.default_provider) throw new ApiError('SERVICE_UNAVAILABLE', 'No transcription provider is configured on this deployment');
+      if (!list.default_provider) throw new ApiError('SERVICE_UNAVAILABLE', 'No transcription provider is configured on this deployment', { headers: { 'Retry-After': '60' } });
       res.json({ providers: list.providers, default_provider: list.default_provider });
     },
     listPostMeetingTranscripts: async (req, res) => {
