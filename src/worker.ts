@@ -21,7 +21,8 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
   const core = await createCore(config, logger, databaseUrl, { busPoolSize: 2 });
   const { orm, s3, store, provider, events, tenants, rooms } = core;
   await ensureBuckets(s3, config.s3);
-  const activities = { ...createActivities({ orm, store, provider, events, logger }), ...createRoomActivities({ orm, tenants, rooms }) };
+  const webhooks = { retryDelaysSeconds: config.webhookRetryDelays, timeoutMs: config.webhookTimeoutMs, production: config.nodeEnv === 'production' };
+  const activities = { ...createActivities({ orm, store, provider, events, logger, tenants, webhooks }), ...createRoomActivities({ orm, tenants, rooms }) };
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await Worker.create({
     connection,

@@ -6,3 +6,4 @@ export { recordingIngestWorkflow } from './recording-ingest.ts';
 export { recordingRetentionWorkflow } from './recording-retention.ts';
 export { emptyRoomWorkflow } from './empty-room.ts';
 export { tenantPurgeWorkflow } from './tenant-purge.ts';
+export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
