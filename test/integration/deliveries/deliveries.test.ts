@@ -140,6 +140,22 @@ test('include flags off: only event, timestamp and meeting; a failed step still 
   }
 }, 60_000);
 
+test('a transcript too large for the 5 MB bound loses its segments, with an errors[] entry saying so', async () => {
+  receiver.script([{ status: 200 }]);
+  const before = receiver.received.length;
+  const line = 'word '.repeat(20).trim();
+  const segments = Array.from({ length: 40_000 }, (_, i) => ({ start: i, end: i + 1, text: line, speaker: 'speaker_0' }));
+  const { deliveryId, wordCount } = await deliver({ segments });
+  expect(await result(deliveryId)).toMatchObject({ status: 'succeeded' });
+  const [hook] = since(before);
+  expect(hook.signatureValid).toBe(true);
+  expect(hook.rawBody.length).toBeLessThanOrEqual(5 * 1024 * 1024);
+  expect(hook.json.transcript.segments).toEqual([]);
+  expect(hook.json.transcript.word_count).toBe(wordCount);
+  expect(hook.json.transcript.text.length).toBeGreaterThan(1_000_000);
+  expect(hook.json.errors).toEqual([expect.objectContaining({ field: 'transcript', code: 'payload_too_large' })]);
+}, 60_000);
+
 test('a 4xx other than 408/429 fails for good at once', async () => {
   receiver.script([{ status: 410, body: 'gone' }]);
   const before = receiver.received.length;
