@@ -9,6 +9,6 @@ export class Migration20261123WebhookDeliveries extends Migration {
     this.addSql(`create unique index "webhook_deliveries_recording_unique" on "webhook_deliveries" ("recording_id") where "resent_from" is null;`);
     this.addSql(`alter table "webhook_deliveries" add constraint "webhook_deliveries_tenant_id_foreign" foreign key ("tenant_id") references "tenants" ("id") on delete cascade;`);
     this.addSql(`create table "webhook_delivery_attempts" ("delivery_id" uuid not null, "attempt" int not null, "status" varchar(16) not null, "response_status_code" int null, "duration_ms" int not null, "error" varchar(1000) null, "response_body" text null, "attempted_at" timestamptz not null, "next_attempt_at" timestamptz null, primary key ("delivery_id", "attempt"));`);
-    this.addSql(`alter table "webhook_delivery_attempts" add constraint "webhook_delivery_attempts_delivery_id_foreign" foreign key ("delivery_id") references "webhook_deliveries" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "webhook_delivery_attempts" add constraint "webhook_delivery_attempts_delivery_id_foreign" foreign key ("delivery_id") references "webhook_deliveries" ("id") on delete cascade;`);
   }
 }
