@@ -3,7 +3,16 @@
 // example receiver and docs/webhooks.md use.
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { verifyWebhook } from '../../src/security/signatures.ts';
+
+// The payload schema of spec/asyncapi.yaml, compiled as test/unit/asyncapi-contract.test.ts compiles it.
+const schemas = JSON.parse(readFileSync(new URL('../../generated/asyncapi-schemas.json', import.meta.url), 'utf8'));
+const ajv = new Ajv({ allErrors: true, strict: true });
+addFormats.default(ajv);
+const validatePayload = ajv.compile(schemas.webhooks.outgoing['meeting.recording_ready']);
 
 export type ScriptedAnswer =
   | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number }
@@ -17,6 +26,8 @@ export interface ReceivedWebhook {
   rawBody: Buffer;
   json: any;
   signatureValid: boolean;
+  /** Null when the body matches the AsyncAPI payload schema; otherwise ajv's complaints. */
+  schemaErrors: string | null;
   receivedAt: number;
 }
 
@@ -58,6 +69,7 @@ export async function startWebhookReceiver(secret: string, path = '/hooks/conven
           req.headers['x-convene-timestamp'] as string | undefined,
           rawBody,
         ),
+        schemaErrors: validatePayload(json) ? null : ajv.errorsText(validatePayload.errors),
         receivedAt: Date.now(),
       });
       for (const wake of waiters.splice(0)) wake();

@@ -2,6 +2,7 @@
 // rows: the room, the recording, the post-meeting result and its transcript. The recording's download URL is presigned
 // here (valid 24 h), so a retry four hours later still carries a working link.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MeetingRecordingReadyPayload } from '../../../generated/asyncapi.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { ParticipantSchema } from '../participants/participant.entity.ts';
 import { PostMeetingResultSchema, type PostMeetingError } from '../post-meeting/post-meeting-result.entity.ts';
@@ -20,43 +21,9 @@ export const DOWNLOAD_URL_TTL_SECONDS = 24 * 3600;
  */
 export const MAX_PAYLOAD_BYTES = 5 * 1024 * 1024;
 
-export interface PayloadError {
-  field: 'recording' | 'transcript' | 'summary' | 'action_items';
-  code: string;
-  message: string;
-}
-
-export interface MeetingRecordingReadyPayload {
-  event: 'meeting.recording_ready';
-  timestamp: string;
-  meeting: {
-    id: string;
-    name: string;
-    started_at: string;
-    ended_at: string | null;
-    duration_seconds: number;
-    participant_count: number;
-  };
-  recording?: {
-    id: string;
-    duration_seconds: number;
-    size_bytes: number;
-    download_url: string;
-    download_api: string;
-    expires_at: string;
-  } | null;
-  transcript?: {
-    id: string;
-    text: string;
-    word_count: number;
-    language: string;
-    provider: string;
-    segments: Array<{ start: number; end: number; text: string }>;
-  } | null;
-  summary?: string | null;
-  action_items?: string[];
-  errors?: PayloadError[];
-}
+/** The body as spec/asyncapi.yaml states it (generated from the contract, never written by hand). */
+export type { MeetingRecordingReadyPayload };
+type PayloadError = NonNullable<MeetingRecordingReadyPayload['errors']>[number];
 
 type Include = Pick<PostMeetingWebhookConfig, 'include_recording' | 'include_transcript' | 'include_summary' | 'include_action_items'>;
 

@@ -62,6 +62,7 @@ test('a delivery arrives signed, with every header and the full payload, and is 
 
   const [hook] = since(before);
   expect(hook.signatureValid).toBe(true);
+  expect(hook.schemaErrors).toBeNull();
   expect(hook.headers).toMatchObject({
     'content-type': 'application/json',
     'user-agent': 'Convene-Webhook/1.0',
@@ -132,6 +133,7 @@ test('include flags off: only event, timestamp and meeting; a failed step still 
     const { deliveryId } = await deliver({ summary: null, errors: [failure] });
     expect(await result(deliveryId)).toMatchObject({ status: 'succeeded' });
     const [hook] = since(before);
+    expect(hook.schemaErrors).toBeNull();
     expect(Object.keys(hook.json).sort()).toEqual(['errors', 'event', 'meeting', 'summary', 'timestamp']);
     expect(hook.json.summary).toBeNull();
     expect(hook.json.errors).toEqual([failure]);
@@ -149,6 +151,7 @@ test('a transcript too large for the 5 MB bound loses its segments, with an erro
   expect(await result(deliveryId)).toMatchObject({ status: 'succeeded' });
   const [hook] = since(before);
   expect(hook.signatureValid).toBe(true);
+  expect(hook.schemaErrors).toBeNull();
   expect(hook.rawBody.length).toBeLessThanOrEqual(5 * 1024 * 1024);
   expect(hook.json.transcript.segments).toEqual([]);
   expect(hook.json.transcript.word_count).toBe(wordCount);
@@ -190,7 +193,7 @@ test('500, then a timeout, then a connection reset, then 200: succeeded with 4 a
   expect(hooks).toHaveLength(4);
   // The same delivery id on every attempt, each signed afresh (and valid).
   expect(new Set(hooks.map((h) => h.headers['x-convene-delivery']))).toEqual(new Set([deliveryId]));
-  expect(hooks.every((h) => h.signatureValid)).toBe(true);
+  expect(hooks.every((h) => h.signatureValid && h.schemaErrors === null)).toBe(true);
   const res = await getDelivery(deliveryId);
   expect(res.body.data).toMatchObject({ status: 'succeeded', attempt_count: 4, last_response_status_code: 200 });
   expect(res.body.data.attempts.map((a: any) => [a.status, a.response_status_code, a.error])).toEqual([
