@@ -55,3 +55,16 @@ test('a wrong secret, a changed body or a timestamp more than 300 s old is refus
   const recent = signedHeaders({ secret: SECRET, deliveryId: 'delivery-5', event: 'meeting.recording_ready', body }, Math.floor(Date.now() / 1000) - 200);
   expect((await post(recent, body)).status).toBe(200);
 });
+
+test('in production the sender refuses a loopback or plain-http receiver before connecting, as a retryable failure', async () => {
+  const port = new URL(url).port;
+  const before = output.length;
+  const loopback = await sendWebhook({ ...request, url: `https://127.0.0.1:${port}/hook`, deliveryId: 'delivery-6', production: true });
+  expect(loopback).toMatchObject({ kind: 'retry', statusCode: null });
+  expect((loopback as { error: string }).error).toMatch(/^Refused by the SSRF guard: .*loopback/);
+  const plain = await sendWebhook({ ...request, url, deliveryId: 'delivery-7', production: true });
+  expect((plain as { error: string }).error).toBe('Refused by the SSRF guard: URL must use https in production');
+  // The receiver logs every request it gets (accepted or refused): it got none.
+  await new Promise((r) => setTimeout(r, 200));
+  expect(output.slice(before)).toBe('');
+});
