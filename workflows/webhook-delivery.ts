@@ -1,9 +1,9 @@
 // One outgoing webhook delivery (DECISIONS §10): attempt, record, sleep per the schedule, attempt again, until a 2xx,
 // a permanent failure or the last scheduled attempt. The id is webhook-delivery-<deliveryId>. Inputs and results are
 // ids and numbers only: the activity resolves the URL and the secret and builds the payload (DECISIONS §13).
-import { proxyActivities, sleep } from '@temporalio/workflow';
+import { ParentClosePolicy, proxyActivities, sleep, startChild } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../src/activities/deliveries.ts';
-import type { WebhookDeliveryInput } from './shared.ts';
+import { searchAttributesFor, webhookDeliveryWorkflowId, type WebhookDeliveryInput } from './shared.ts';
 
 export interface WebhookDeliveryWorkflowInput extends WebhookDeliveryInput {
   /**
@@ -48,4 +48,29 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryWorkflowInpu
   }
   // Not reached: the last attempt always ends the delivery (retrying with no next delay is `failed`).
   return { status: 'failed', attempts: total };
+}
+
+/**
+ * The hand-over from post-meeting processing (issue 8): after `createWebhookDelivery` returned a delivery id, start its
+ * delivery as an abandoned child (it outlives the parent), with the id, search attributes and summary of DECISIONS §13.
+ * A delivery already started (a replayed or repeated parent) is left running.
+ */
+export async function startWebhookDeliveryChild(subject: {
+  deliveryId: string;
+  tenantId: string;
+  roomId: string;
+  recordingId: string;
+}): Promise<void> {
+  try {
+    await startChild(webhookDeliveryWorkflow, {
+      workflowId: webhookDeliveryWorkflowId(subject.deliveryId),
+      args: [{ deliveryId: subject.deliveryId }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      staticSummary: `deliver meeting.recording_ready ${subject.deliveryId} of recording ${subject.recordingId}`,
+      typedSearchAttributes: searchAttributesFor(subject),
+    });
+  } catch (err) {
+    // WorkflowExecutionAlreadyStartedError (from @temporalio/common, not a dependency of ours).
+    if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
+  }
 }
