@@ -7,7 +7,7 @@ import { TemporalDeliveryStarter } from '../../../src/modules/deliveries/deliver
 import { WebhookDeliveryAttemptSchema } from '../../../src/modules/deliveries/delivery.entity.ts';
 import { webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
 import { configureWebhook, processedRecording, RECORDING_BYTES, SEGMENTS } from '../../helpers/delivery-fixtures.ts';
-import { addParticipant, createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
+import { addParticipant, bearer, createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
 import { createRecordingStack, type RecordingStack, type WorkerProcess } from '../../helpers/recording-stack.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
 
@@ -236,6 +236,10 @@ test('the log: filtered by status, paged, newest first; another tenant sees noth
 
   const bad = await stack.t.request.get('/api/v1/webhook-deliveries?status=lost').set(tenant.auth);
   expect(bad.status).toBe(400);
+
+  // A participant's token (even a host's) does not reach the tenant's delivery log.
+  const host = await addParticipant(stack.t, tenant, room.id, { role: 'host' });
+  expect((await stack.t.request.get('/api/v1/webhook-deliveries').set(bearer(host.auth_token))).status).toBe(403);
 
   const theirs = await stack.t.request.get('/api/v1/webhook-deliveries').set(other.auth);
   expect(theirs.body).toEqual({ data: [], meta: { total: 0, limit: 20, offset: 0 } });

@@ -22,6 +22,12 @@ beforeAll(async () => {
   });
 }, 30_000);
 
+/** The receiver's stdout reaches this process a moment after its answer. */
+async function waitForOutput(text: string): Promise<void> {
+  for (let i = 0; i < 40 && !output.includes(text); i++) await new Promise((r) => setTimeout(r, 50));
+  expect(output).toContain(text);
+}
+
 afterAll(() => {
   child?.kill('SIGTERM');
 });
@@ -38,7 +44,7 @@ test('a delivery signed by Convene is accepted once, and a repeat of it is recog
   expect(first).toMatchObject({ kind: 'succeeded', statusCode: 200, responseBody: 'ok' });
   const again = await sendWebhook({ ...request, url, deliveryId: 'delivery-1' });
   expect(again).toMatchObject({ kind: 'succeeded', statusCode: 200, responseBody: 'duplicate' });
-  expect(output).toContain('delivery delivery-1 meeting.recording_ready: signature valid');
+  await waitForOutput('delivery delivery-1 meeting.recording_ready: signature valid');
 });
 
 test('a wrong secret, a changed body or a timestamp more than 300 s old is refused with 401', async () => {
@@ -58,7 +64,7 @@ test('a wrong secret, a changed body or a timestamp more than 300 s old is refus
 
 test('in production the sender refuses a loopback or plain-http receiver before connecting, as a retryable failure', async () => {
   const port = new URL(url).port;
-  await new Promise((r) => setTimeout(r, 300)); // the receiver's output about the earlier tests has arrived
+  await waitForOutput('delivery delivery-5'); // the receiver's output about the earlier tests has arrived
   const before = output.length;
   const loopback = await sendWebhook({ ...request, url: `https://127.0.0.1:${port}/hook`, deliveryId: 'delivery-6', production: true });
   expect(loopback).toMatchObject({ kind: 'retry', statusCode: null });

@@ -24,7 +24,8 @@ import { ADMIN_KEY, type TestApp } from '../../helpers/test-app.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
 
 const SECRET = 'whsec_restart_secret_0123456789abcdef';
-const SCHEDULE = [0, 4, 4, 4, 4, 4];
+// The second attempt comes 20 s after the first: time to restart the API and the worker and stop PostgreSQL first.
+const SCHEDULE = [0, 20, 4, 4, 4, 4];
 const taskQueue = `deliveries-restart-${randomUUID()}`;
 
 let dataDir: string;
@@ -96,7 +97,8 @@ test('API and worker restarted, PostgreSQL stopped and started between two attem
     receiver.script([{ status: 503 }], { status: 200 });
     await new TemporalDeliveryStarter(temporal.client, taskQueue, SCHEDULE).start(delivery!);
     await receiver.waitFor(1);
-    // The first attempt is recorded; its retry is 4 s away.
+    const firstAt = receiver.received[0].receivedAt;
+    // The first attempt is recorded; its retry is 20 s away.
     for (let i = 0; i < 50 && (await attemptRows()) < 1; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await attemptRows()).toBe(1);
 
@@ -105,10 +107,11 @@ test('API and worker restarted, PostgreSQL stopped and started between two attem
     await worker.stop();
     worker = await spawnWorker(env);
     api = await startApi();
-    // Then the database goes away while the second attempt comes due (4 s after the first): the running worker's
+    // Then the database goes away while the second attempt comes due (20 s after the first): the running worker's
     // activity fails on the database and is retried by its policy; no POST is made without the rows it needs.
     await postgres.stop();
-    await new Promise((r) => setTimeout(r, 7000));
+    expect(Date.now() - firstAt).toBeLessThan(18_000); // the scenario holds: the database is down before attempt 2 is due
+    await new Promise((r) => setTimeout(r, firstAt + 25_000 - Date.now()));
     expect(receiver.received).toHaveLength(1);
     postgres = await startPostgres({ dataDir, password: 'restart-test', durable: false, port: postgres.port });
 
