@@ -197,7 +197,7 @@ export interface components {
             ended_at: components["schemas"]["Timestamp"] | null;
             /** @description From `started_at` to `ended_at` (to the payload's `timestamp` while the room is still active). */
             duration_seconds: number;
-            /** @description Number of distinct participants who were ever added to the room. */
+            /** @description Participants added to the room and not removed (DECISIONS §10). */
             participant_count: number;
         };
         WebhookRecording: {

@@ -15,6 +15,8 @@ import { listOperations, loadOpenApi, OPENAPI_PATH } from './http/spec.ts';
 import type { Logger } from './logger.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import type { AuthService } from './modules/auth/auth.service.ts';
+import { deliveryRoutes } from './modules/deliveries/delivery.routes.ts';
+import type { DeliveryService } from './modules/deliveries/delivery.service.ts';
 import { recordingRoutes } from './modules/recordings/recording.routes.ts';
 import type { RecordingService } from './modules/recordings/recording.service.ts';
 import { participantRoutes } from './modules/participants/participant.routes.ts';
@@ -39,6 +41,7 @@ export interface AppDeps {
   participants: ParticipantService;
   recordings: RecordingService;
   transcripts: TranscriptService;
+  deliveries: DeliveryService;
   readiness: Record<string, ReadinessCheck>;
 }
 
@@ -86,6 +89,7 @@ export function createApp(deps: AppDeps): Express {
     ...recordingRoutes({ recordings: deps.recordings, em }),
     ...participantRoutes({ participants: deps.participants, em }),
     ...transcriptRoutes({ transcripts: deps.transcripts, em }),
+    ...deliveryRoutes({ deliveries: deps.deliveries, em }),
   };
   const authenticate = createAuthenticator({ adminApiKey: config.adminApiKey, tokens: deps.tokens, tenants: deps.tenants, em });
   const limit = tenantRateLimit(config.rateLimitPerMinute);

@@ -28,6 +28,8 @@ export interface Config {
   secretsKey: string;
   /** Outgoing webhook retry schedule, seconds between attempts (first is the initial delay). */
   webhookRetryDelays: number[];
+  /** How long an outgoing webhook attempt waits for the receiver's whole answer (DECISIONS §10: 30 s). */
+  webhookTimeoutMs: number;
   wsOriginPatterns: string[];
   rateLimitPerMinute: number;
   tokens: { issuer: string; audience: string; tenantAccessTtl: number; participantTtl: number; refreshTtl: number };
@@ -106,6 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     secretsKey: read.secretsKey('SECRETS_KEY', production ? undefined : DEVELOPMENT_SECRETS_KEY),
     webhookRetryDelays: read.durations('WEBHOOK_RETRY_DELAYS', [0, 60, 300, 900, 3600, 14400]),
+    webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 30_000, 100, 120_000),
     wsOriginPatterns: read.list('WS_ORIGIN_PATTERNS', ['http://localhost:*', 'http://127.0.0.1:*', 'https://localhost:*', 'https://127.0.0.1:*']),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
     tokens: {

@@ -1,5 +1,6 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
+import { webhookSettings } from './activities/deliveries.ts';
 import { createActivities } from './activities/index.ts';
 import { createRoomActivities } from './activities/rooms.ts';
 import type { Config } from './config.ts';
@@ -21,7 +22,8 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
   const core = await createCore(config, logger, databaseUrl, { busPoolSize: 2 });
   const { orm, s3, store, provider, events, tenants, rooms, providers } = core;
   await ensureBuckets(s3, config.s3);
-  const activities = { ...createActivities({ orm, store, provider, events, logger, tenants, providers }), ...createRoomActivities({ orm, tenants, rooms }) };
+  const webhooks = webhookSettings(config);
+  const activities = { ...createActivities({ orm, store, provider, events, logger, tenants, providers, webhooks }), ...createRoomActivities({ orm, tenants, rooms }) };
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await Worker.create({
     connection,

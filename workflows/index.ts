@@ -8,3 +8,4 @@ export { emptyRoomWorkflow } from './empty-room.ts';
 export { tenantPurgeWorkflow } from './tenant-purge.ts';
 export { transcriptionWorkflow } from './transcription.ts';
 export { postMeetingWorkflow } from './post-meeting.ts';
+export { webhookDeliveryWorkflow } from './webhook-delivery.ts';

@@ -12,10 +12,12 @@ import {
   proxyActivities,
   startChild,
 } from '@temporalio/workflow';
+import type { DeliveryActivities } from '../src/activities/deliveries.ts';
 import type { PostMeetingActivities } from '../src/activities/post-meeting.ts';
 import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
-import { searchAttributesFor, transcriptionWorkflowId, webhookDeliveryWorkflowId, type PostMeetingInput } from './shared.ts';
+import { searchAttributesFor, transcriptionWorkflowId, type PostMeetingInput } from './shared.ts';
 import { transcriptionWorkflow } from './transcription.ts';
+import { startWebhookDeliveryChild } from './webhook-delivery.ts';
 
 // Database steps.
 const bookkeeping = proxyActivities<PostMeetingActivities>({
@@ -42,8 +44,8 @@ const analysis = proxyActivities<PostMeetingActivities>({
   },
 });
 
-// Issue 9's activity (the outgoing-webhook work): declared here by its shape, registered by that issue's worker code.
-const delivery = proxyActivities<{ createWebhookDelivery(input: { recordingId: string }): Promise<{ deliveryId: string } | null> }>({
+// The hand-over to the outgoing webhook (DECISIONS §10): the delivery row is created from the completed result.
+const delivery = proxyActivities<DeliveryActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 });
@@ -97,13 +99,7 @@ export async function postMeetingWorkflow({ recordingId }: PostMeetingInput): Pr
     const created = await delivery.createWebhookDelivery.executeWithOptions({ summary: 'create the post-meeting webhook delivery' }, [{ recordingId }]);
     if (created) {
       deliveryId = created.deliveryId;
-      await startChild('webhookDeliveryWorkflow', {
-        workflowId: webhookDeliveryWorkflowId(deliveryId),
-        args: [{ deliveryId }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        typedSearchAttributes: searchAttributesFor({ ...subject, deliveryId }),
-        staticSummary: `deliver the post-meeting webhook of recording ${recordingId}`,
-      });
+      await startWebhookDeliveryChild({ ...subject, deliveryId });
     }
   }
   return { status: 'completed', transcriptId, summarised, errors, deliveryId };

@@ -1,10 +1,11 @@
 // Every activity the worker registers, built from explicit dependencies (tests build the same thing).
+import { createDeliveryActivities, type DeliveryActivityDeps } from './deliveries.ts';
 import { createPostMeetingActivities, type PostMeetingActivityDeps } from './post-meeting.ts';
 import { createRecordingActivities, type RecordingActivityDeps } from './recordings.ts';
 import { createTenantActivities } from './tenants.ts';
 import { createTranscriptionActivities, type TranscriptionActivityDeps } from './transcription.ts';
 
-export type ActivityDeps = RecordingActivityDeps & TranscriptionActivityDeps & PostMeetingActivityDeps;
+export type ActivityDeps = RecordingActivityDeps & TranscriptionActivityDeps & PostMeetingActivityDeps & DeliveryActivityDeps;
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -12,6 +13,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTenantActivities(deps),
     ...createTranscriptionActivities(deps),
     ...createPostMeetingActivities(deps),
+    ...createDeliveryActivities(deps),
   };
 }
 

@@ -7,8 +7,9 @@ import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import { SigningKeySchema } from './signing-key.entity.ts';
 import { TranscriptSchema } from '../modules/transcripts/transcript.entity.ts';
 import { PostMeetingResultSchema } from '../modules/post-meeting/post-meeting-result.entity.ts';
+import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema } from '../modules/deliveries/delivery.entity.ts';
 import { ChatMessageSchema, RaisedHandSchema, RealtimeConnectionSchema, RoomEventSequenceSchema } from '../realtime/realtime.entities.ts';
 
 export const ENTITIES = [TenantSchema, RefreshTokenSchema, SigningKeySchema, RoomSchema, ParticipantSchema, RecordingSchema,
   RealtimeConnectionSchema, RaisedHandSchema, ChatMessageSchema, RoomEventSequenceSchema,
-  TranscriptSchema, PostMeetingResultSchema];
+  TranscriptSchema, PostMeetingResultSchema, WebhookDeliverySchema, WebhookDeliveryAttemptSchema];

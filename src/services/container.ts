@@ -4,6 +4,8 @@ import { openDatabase, type Orm } from '../db/orm.ts';
 import { loadSigningKeys } from '../db/signing-keys.ts';
 import type { Logger } from '../logger.ts';
 import { AuthService } from '../modules/auth/auth.service.ts';
+import { TemporalDeliveryStarter } from '../modules/deliveries/delivery-starter.ts';
+import { DeliveryService } from '../modules/deliveries/delivery.service.ts';
 import { ParticipantService } from '../modules/participants/participant.service.ts';
 import { TemporalRecordingOrchestrator } from '../modules/recordings/recording-orchestrator.ts';
 import { stopRecordingsOfEndedRooms } from '../modules/recordings/recording-stop.ts';
@@ -122,5 +124,10 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     tenants,
     logger: log,
   });
-  return { ...core, tokens, auth, participants, recordings, transcripts, readiness: readinessChecks({ config, orm, s3 }) };
+  const deliveries = new DeliveryService({
+    tenants,
+    starter: new TemporalDeliveryStarter(temporal.client, config.temporal.taskQueue, config.webhookRetryDelays),
+    logger,
+  });
+  return { ...core, tokens, auth, participants, recordings, transcripts, deliveries, readiness: readinessChecks({ config, orm, s3 }) };
 }

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
 import { ensureTool } from '../../scripts/tools.ts';
+import { webhookSettings } from '../../src/activities/deliveries.ts';
 import { createActivities } from '../../src/activities/index.ts';
 import { LocalEventBus, type DomainEvent } from '../../src/events/domain-events.ts';
 import { RecordingSchema, type Recording } from '../../src/modules/recordings/recording.entity.ts';
@@ -62,6 +63,7 @@ beforeAll(async () => {
       events,
       logger: t.services.logger,
       tenants: t.services.tenants,
+      webhooks: webhookSettings(t.config),
       providers: t.services.providers,
     }),
   });

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
 import { ensureTool } from '../../scripts/tools.ts';
+import { webhookSettings } from '../../src/activities/deliveries.ts';
 import { createActivities } from '../../src/activities/index.ts';
 import { objectKeyFor } from '../../src/activities/recordings.ts';
 import { LocalEventBus } from '../../src/events/domain-events.ts';
@@ -83,6 +84,7 @@ beforeAll(async () => {
       events: new LocalEventBus(),
       logger: t.services.logger,
       tenants: t.services.tenants,
+      webhooks: webhookSettings(t.config),
       providers,
     }),
   });
@@ -234,6 +236,7 @@ test('a WAV over the provider upload limit is read from S3 by ranges, sent in pa
       events: new LocalEventBus(),
       logger: t.services.logger,
       tenants: t.services.tenants,
+      webhooks: webhookSettings(t.config),
       providers: createProviderRegistry({
         providers: { ...t.config.providers, openai: { ...t.config.providers.openai, baseUrl: `${frontUrl}/v1`, maxUploadBytes: limit } },
       }),

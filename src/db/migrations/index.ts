@@ -4,6 +4,7 @@ import { Migration20261121RoomsParticipants } from './20261121-rooms-participant
 import { Migration20261121Recordings } from './20261121-recordings.ts';
 import { Migration20261121Websocket } from './20261121-websocket.ts';
 import { Migration20261123PostMeeting } from './20261123-post-meeting.ts';
+import { Migration20261123WebhookDeliveries } from './20261123-webhook-deliveries.ts';
 
 export const MIGRATIONS = [
   { name: '20261121-initial', class: Migration20261121Initial },
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   { name: '20261121-recordings', class: Migration20261121Recordings },
   { name: '20261121-websocket', class: Migration20261121Websocket },
   { name: '20261123-post-meeting', class: Migration20261123PostMeeting },
+  { name: '20261123-webhook-deliveries', class: Migration20261123WebhookDeliveries },
 ];

@@ -1,0 +1,152 @@
+// One POST of a signed webhook and what it means (DECISIONS §10). node:http rather than fetch: redirects are never
+// followed (a 3xx is a failure), the timeout covers the whole exchange, and the connection goes through the SSRF
+// guard's lookup, so the address connected to is the address checked (no DNS rebinding).
+import http from 'node:http';
+import https from 'node:https';
+import { signWebhook } from '../../security/signatures.ts';
+import { assertSafeWebhookUrl, createSafeLookup, UnsafeUrlError } from '../../security/ssrf-guard.ts';
+
+/** Stored receiver answers are cut to this (DECISIONS §10). */
+export const MAX_STORED_RESPONSE_BYTES = 1024;
+/** A `Retry-After` longer than the scheduled delay is honoured up to this bound (docs/webhooks.md). */
+export const MAX_RETRY_AFTER_SECONDS = 6 * 3600;
+export const USER_AGENT = 'Convene-Webhook/1.0';
+
+export interface SendRequest {
+  url: string;
+  secret: string;
+  deliveryId: string;
+  event: string;
+  body: string;
+  timeoutMs: number;
+  /** Production: https only, public addresses only (checked after DNS resolution and again at connect). */
+  production: boolean;
+}
+
+export type SendOutcome =
+  | { kind: 'succeeded'; statusCode: number; durationMs: number; responseBody: string | null }
+  | {
+      kind: 'retry' | 'final';
+      statusCode: number | null;
+      durationMs: number;
+      error: string;
+      responseBody: string | null;
+      /** 429's Retry-After in seconds (bounded), when the receiver sent one. */
+      retryAfterSeconds?: number;
+    };
+
+/** The headers of one attempt: signed afresh, with the current time (receivers refuse stale timestamps). */
+export function signedHeaders(req: Pick<SendRequest, 'secret' | 'deliveryId' | 'event' | 'body'>, nowSeconds = Math.floor(Date.now() / 1000)) {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': USER_AGENT,
+    'X-Convene-Event': req.event,
+    'X-Convene-Delivery': req.deliveryId,
+    'X-Convene-Timestamp': String(nowSeconds),
+    'X-Convene-Signature': signWebhook(req.secret, nowSeconds, req.body),
+    'Content-Length': String(Buffer.byteLength(req.body)),
+  };
+}
+
+export async function sendWebhook(req: SendRequest, onProgress?: () => void): Promise<SendOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let target: URL;
+  try {
+    target = await assertSafeWebhookUrl(req.url, { production: req.production });
+  } catch (err) {
+    // Refused by the guard (or unresolvable): retried, as a network error would be; the DNS answer may change.
+    return { kind: 'retry', statusCode: null, durationMs: elapsed(), error: describeNetworkError(err), responseBody: null };
+  }
+  const client = target.protocol === 'https:' ? https : http;
+  const ticker = onProgress ? setInterval(onProgress, 2000) : undefined;
+  try {
+    const answer = await new Promise<{ statusCode: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+      const request = client.request(target, {
+        method: 'POST',
+        headers: signedHeaders(req),
+        lookup: createSafeLookup({ production: req.production }),
+        timeout: req.timeoutMs,
+      });
+      const deadline = setTimeout(() => request.destroy(new TimeoutError(req.timeoutMs)), req.timeoutMs);
+      request.on('timeout', () => request.destroy(new TimeoutError(req.timeoutMs)));
+      request.on('error', (err) => {
+        clearTimeout(deadline);
+        reject(err);
+      });
+      request.on('response', (response) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        response.on('data', (chunk: Buffer) => {
+          // Keep only what is stored; the rest is read and dropped so the connection ends cleanly.
+          if (kept < MAX_STORED_RESPONSE_BYTES) {
+            chunks.push(chunk.subarray(0, MAX_STORED_RESPONSE_BYTES - kept));
+            kept += Math.min(chunk.length, MAX_STORED_RESPONSE_BYTES - kept);
+          }
+        });
+        response.on('end', () => {
+          clearTimeout(deadline);
+          resolve({ statusCode: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') });
+        });
+        response.on('error', (err) => {
+          clearTimeout(deadline);
+          reject(err);
+        });
+      });
+      request.end(req.body);
+    });
+    return classify(answer.statusCode, answer.headers, answer.body || null, elapsed());
+  } catch (err) {
+    return { kind: 'retry', statusCode: null, durationMs: elapsed(), error: describeNetworkError(err), responseBody: null };
+  } finally {
+    if (ticker) clearInterval(ticker);
+  }
+}
+
+/** The response rules of DECISIONS §10, in one place. */
+export function classify(statusCode: number, headers: http.IncomingHttpHeaders, responseBody: string | null, durationMs: number): SendOutcome {
+  if (statusCode >= 200 && statusCode < 300) return { kind: 'succeeded', statusCode, durationMs, responseBody };
+  const base = { statusCode, durationMs, responseBody };
+  if (statusCode >= 300 && statusCode < 400) {
+    const location = typeof headers.location === 'string' ? ' (redirects are not followed)' : '';
+    return { kind: 'final', ...base, error: `Receiver answered ${statusCode}${location}` };
+  }
+  if (statusCode === 429) {
+    const retryAfterSeconds = parseRetryAfter(headers['retry-after']);
+    return { kind: 'retry', ...base, error: 'Receiver answered 429', ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+  }
+  if (statusCode === 408 || statusCode >= 500) return { kind: 'retry', ...base, error: `Receiver answered ${statusCode}` };
+  return { kind: 'final', ...base, error: `Receiver answered ${statusCode}` };
+}
+
+/** Seconds or an HTTP date; bounded by MAX_RETRY_AFTER_SECONDS. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const seconds = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Math.ceil((Date.parse(value) - now) / 1000);
+  if (!Number.isFinite(seconds) || seconds < 0) return undefined;
+  return Math.min(seconds, MAX_RETRY_AFTER_SECONDS);
+}
+
+class TimeoutError extends Error {
+  constructor(ms: number) {
+    super(`No response within ${ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} seconds` : `${ms} ms`}`);
+    this.name = 'TimeoutError';
+  }
+}
+
+function describeNetworkError(err: unknown): string {
+  if (err instanceof TimeoutError) return err.message;
+  if (err instanceof UnsafeUrlError) return `Refused by the SSRF guard: ${err.message}`;
+  const code = (err as { code?: string }).code;
+  switch (code) {
+    case 'ECONNRESET':
+      return 'Connection reset by the receiver';
+    case 'ECONNREFUSED':
+      return 'Connection refused by the receiver';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `DNS lookup failed (${code})`;
+    default:
+      return `Network error${code ? ` (${code})` : ''}: ${(err as Error)?.message ?? String(err)}`.slice(0, 1000);
+  }
+}

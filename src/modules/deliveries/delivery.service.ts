@@ -1,0 +1,125 @@
+// The delivery log (DECISIONS §10): create a delivery (post-meeting and re-send share createDelivery), list, get with
+// attempts, re-send. Every query is scoped to the caller's tenant: another tenant's delivery is simply not found.
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7, validate as isUuid } from 'uuid';
+import { ApiError, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../http/principal.ts';
+import type { Logger } from '../../logger.ts';
+import { tenantOf } from '../rooms/room-access.ts';
+import { TenantSchema } from '../tenants/tenant.entity.ts';
+import type { TenantService } from '../tenants/tenant.service.ts';
+import {
+  WebhookDeliveryAttemptSchema,
+  WebhookDeliverySchema,
+  type DeliveryStatus,
+  type WebhookDelivery,
+  type WebhookDeliveryAttempt,
+} from './delivery.entity.ts';
+import type { DeliveryStarter } from './delivery-starter.ts';
+
+export interface DeliverySubject {
+  tenantId: string;
+  roomId: string;
+  recordingId: string | null;
+  resentFrom?: string | null;
+}
+
+/**
+ * The one creation function: a `pending` delivery to the tenant's CURRENT webhook URL, or null when the tenant has no
+ * enabled webhook. An original delivery (not a re-send) exists once per recording: a repeat returns the first.
+ */
+export async function createDelivery(
+  em: EntityManager,
+  tenants: Pick<TenantService, 'effectiveConfig'>,
+  subject: DeliverySubject,
+): Promise<WebhookDelivery | null> {
+  const tenant = await em.findOne(TenantSchema, { id: subject.tenantId });
+  const hook = tenant ? tenants.effectiveConfig(tenant).post_meeting_webhook : null;
+  if (!hook?.enabled || !hook.url) return null;
+  const resentFrom = subject.resentFrom ?? null;
+  if (!resentFrom && subject.recordingId) {
+    const existing = await em.findOne(WebhookDeliverySchema, { recordingId: subject.recordingId, resentFrom: null });
+    if (existing) return existing;
+  }
+  const delivery = em.create(WebhookDeliverySchema, {
+    id: uuidv7(),
+    tenant: subject.tenantId,
+    roomId: subject.roomId,
+    recordingId: subject.recordingId,
+    event: 'meeting.recording_ready',
+    status: 'pending',
+    url: hook.url,
+    resentFrom,
+    attemptCount: 0,
+    nextAttemptAt: new Date(),
+  });
+  try {
+    await em.flush();
+  } catch (err) {
+    // A concurrent first creation for this recording won: use its row.
+    if (!(err instanceof UniqueConstraintViolationException) || !subject.recordingId) throw err;
+    em.clear();
+    return em.findOne(WebhookDeliverySchema, { recordingId: subject.recordingId, resentFrom: null });
+  }
+  return delivery;
+}
+
+export interface DeliveryServiceDeps {
+  tenants: Pick<TenantService, 'effectiveConfig'>;
+  starter: DeliveryStarter;
+  logger: Logger;
+}
+
+export class DeliveryService {
+  readonly #deps: DeliveryServiceDeps;
+
+  constructor(deps: DeliveryServiceDeps) {
+    this.#deps = deps;
+  }
+
+  async list(em: EntityManager, principal: Principal, query: { limit: number; offset: number; status?: DeliveryStatus }) {
+    const where = { tenant: tenantOf(principal), ...(query.status ? { status: query.status } : {}) };
+    const [items, total] = await em.findAndCount(WebhookDeliverySchema, where, {
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      limit: query.limit,
+      offset: query.offset,
+    });
+    return { items, total };
+  }
+
+  async get(em: EntityManager, principal: Principal, id: string): Promise<WebhookDelivery> {
+    const tenantId = tenantOf(principal);
+    const delivery = isUuid(id) ? await em.findOne(WebhookDeliverySchema, { id, tenant: tenantId }) : null;
+    if (!delivery) throw notFound('Webhook delivery');
+    return delivery;
+  }
+
+  async attempts(em: EntityManager, delivery: WebhookDelivery): Promise<WebhookDeliveryAttempt[]> {
+    return em.find(WebhookDeliveryAttemptSchema, { delivery: delivery.id }, { orderBy: { attempt: 'asc' } });
+  }
+
+  /** A new delivery of the same event to the current URL, started durably (DECISIONS §10). */
+  async resend(em: EntityManager, principal: Principal, id: string): Promise<WebhookDelivery> {
+    const original = await this.get(em, principal, id);
+    if (original.status === 'pending' || original.status === 'retrying') {
+      throw new ApiError('INVALID_STATE', `The delivery is still ${original.status}; re-send it once it has succeeded or failed`);
+    }
+    const delivery = await createDelivery(em, this.#deps.tenants, {
+      tenantId: original.tenant.id,
+      roomId: original.roomId,
+      recordingId: original.recordingId ?? null,
+      resentFrom: original.id,
+    });
+    if (!delivery) throw new ApiError('INVALID_STATE', 'The post-meeting webhook is not configured or not enabled');
+    try {
+      await this.#deps.starter.start(delivery);
+    } catch (err) {
+      // Without its workflow the row would stay pending for ever: take it back and say so.
+      this.#deps.logger.error({ err, deliveryId: delivery.id }, 'could not start the webhook delivery workflow');
+      await em.nativeDelete(WebhookDeliverySchema, { id: delivery.id });
+      throw new ApiError('SERVICE_UNAVAILABLE', 'The workflow service is unavailable; retry later', { headers: { 'Retry-After': '5' } });
+    }
+    return delivery;
+  }
+}

@@ -1,0 +1,76 @@
+// One outgoing webhook delivery (DECISIONS §10): attempt, record, sleep per the schedule, attempt again, until a 2xx,
+// a permanent failure or the last scheduled attempt. The id is webhook-delivery-<deliveryId>. Inputs and results are
+// ids and numbers only: the activity resolves the URL and the secret and builds the payload (DECISIONS §13).
+import { ParentClosePolicy, proxyActivities, sleep, startChild } from '@temporalio/workflow';
+import type { DeliveryActivities } from '../src/activities/deliveries.ts';
+import { searchAttributesFor, webhookDeliveryWorkflowId, type WebhookDeliveryInput } from './shared.ts';
+
+export interface WebhookDeliveryWorkflowInput extends WebhookDeliveryInput {
+  /**
+   * Seconds before each attempt (WEBHOOK_RETRY_DELAYS at creation; the first is usually 0). Absent when the post-meeting
+   * workflow starts the run: the first activity then reads the configured schedule, recorded in history once.
+   */
+  retryDelaysSeconds?: number[];
+}
+
+export interface WebhookDeliveryResult {
+  status: 'succeeded' | 'failed';
+  attempts: number;
+}
+
+// An attempt POSTs for at most WEBHOOK_TIMEOUT_MS (30 s) and heartbeats meanwhile: a worker killed mid-attempt is
+// noticed within the heartbeat timeout and the attempt runs again elsewhere. Activity retries cover our own failures
+// (database down, worker lost), never the receiver's answers, which are outcomes the activity records.
+const deliveries = proxyActivities<DeliveryActivities>({
+  startToCloseTimeout: '3 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['DeliveryGone'] },
+});
+
+export async function webhookDeliveryWorkflow(input: WebhookDeliveryWorkflowInput): Promise<WebhookDeliveryResult> {
+  const { deliveryId } = input;
+  const delays =
+    input.retryDelaysSeconds ??
+    (await deliveries.webhookDeliverySchedule.executeWithOptions({ summary: 'read the retry schedule' }, [])).retryDelaysSeconds;
+  const total = delays.length;
+  if (delays[0] > 0) await sleep(delays[0] * 1000, { summary: `first attempt in ${delays[0]} s` });
+  for (let attempt = 1; attempt <= total; attempt++) {
+    const nextDelaySeconds = attempt < total ? delays[attempt] : null;
+    const decision = await deliveries.attemptWebhookDelivery.executeWithOptions(
+      { summary: `POST attempt ${attempt} of ${total}` },
+      [{ deliveryId, attempt, nextDelaySeconds }],
+    );
+    if (decision.status === 'succeeded' || decision.status === 'failed') return { status: decision.status, attempts: attempt };
+    const wait = decision.nextDelaySeconds ?? 0;
+    if (wait > 0) await sleep(wait * 1000, {
+      summary: `retry ${attempt + 1} of ${total} in ${wait} s (after ${decision.responseStatusCode ?? 'no response'})`,
+    });
+  }
+  // Not reached: the last attempt always ends the delivery (retrying with no next delay is `failed`).
+  return { status: 'failed', attempts: total };
+}
+
+/**
+ * The hand-over from post-meeting processing (issue 8): after `createWebhookDelivery` returned a delivery id, start its
+ * delivery as an abandoned child (it outlives the parent), with the id, search attributes and summary of DECISIONS §13.
+ * A delivery already started (a replayed or repeated parent) is left running.
+ */
+export async function startWebhookDeliveryChild(subject: {
+  deliveryId: string;
+  tenantId: string;
+  roomId: string;
+  recordingId: string;
+}): Promise<void> {
+  try {
+    await startChild(webhookDeliveryWorkflow, {
+      workflowId: webhookDeliveryWorkflowId(subject.deliveryId),
+      args: [{ deliveryId: subject.deliveryId }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      staticSummary: `deliver meeting.recording_ready ${subject.deliveryId} of recording ${subject.recordingId}`,
+      typedSearchAttributes: searchAttributesFor(subject),
+    });
+  } catch (err) {
+    // WorkflowExecutionAlreadyStartedError (from @temporalio/common, not a dependency of ours).
+    if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
+  }
+}
