@@ -1,0 +1,106 @@
+// The whole product path in one run, as a tenant sees it: a recording made at the (development) media provider is
+// ingested into S3, transcribed by the `openai` provider (the development media server), summarised by the builtin
+// analyser, and delivered as a signed `meeting.recording_ready` webhook to a real receiver; the delivery log shows it.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { postMeetingWorkflowId } from '../../../workflows/shared.ts';
+import { createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
+import { createRecordingStack, type RecordingStack } from '../../helpers/recording-stack.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
+
+const SECRET = 'whsec_pipeline_0123456789abcdef0123456789';
+let stack: RecordingStack;
+let receiver: WebhookReceiver;
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver(SECRET);
+  const mediaPort = await freePort();
+  stack = await createRecordingStack({
+    media: { port: mediaPort, recordingSeconds: 30 },
+    env: { OPENAI_BASE_URL: `http://127.0.0.1:${mediaPort}/v1` },
+  });
+  await stack.startWorker();
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.close();
+  await receiver?.close();
+});
+
+describe('recording → ingestion → transcript → summary → signed webhook', () => {
+  let tenant: TenantFixture;
+  let roomId: string;
+  let recordingId: string;
+
+  beforeAll(async () => {
+    tenant = await createTenant(stack.t);
+    await patchConfig(stack.t, tenant, {
+      post_meeting_webhook: {
+        enabled: true,
+        url: receiver.url,
+        secret: SECRET,
+        include_recording: true,
+        include_transcript: true,
+        include_summary: true,
+        include_action_items: true,
+      },
+    });
+    roomId = (await createRoom(stack.t, tenant, { name: 'pipeline-weekly', config: { recording_enabled: true } })).id;
+    const started = await stack.t.request.post(`/api/v1/rooms/${roomId}/recordings/start`).set(tenant.auth).expect(201);
+    recordingId = started.body.data.id;
+    await stack.t.request.post(`/api/v1/rooms/${roomId}/recordings/stop`).set(tenant.auth).expect(200);
+    await stack.media.settled();
+    await stack.ingestionResult(recordingId);
+    await stack.temporal.workflow.getHandle(postMeetingWorkflowId(recordingId)).result();
+  }, 180_000);
+
+  test('the receiver gets one signed webhook carrying the recording, the transcript, the summary and the action items', async () => {
+    const [hook] = await receiver.waitFor(1, 60_000);
+    expect(hook.signatureValid).toBe(true);
+    expect(hook.schemaErrors).toBeNull();
+    expect(hook.headers['x-convene-event']).toBe('meeting.recording_ready');
+    expect(hook.headers['user-agent']).toBe('Convene-Webhook/1.0');
+    const body = hook.json;
+    expect(body.meeting).toMatchObject({ id: roomId, name: 'pipeline-weekly' });
+    expect(body.recording).toMatchObject({ id: recordingId, download_api: `/api/v1/recordings/${recordingId}/download` });
+
+    // The transcript is the meeting the provider "heard": the development media server knows its script.
+    const script = stack.media.transcriptFor(stack.media.listRecordings(roomId)[0].id);
+    expect(body.transcript.text).toBe(script.text);
+    expect(body.transcript.word_count).toBe(script.text.split(/\s+/).filter(Boolean).length);
+    expect(body.transcript.segments).toHaveLength(script.segments.length);
+    expect(typeof body.summary).toBe('string');
+    expect(body.summary.length).toBeGreaterThan(20);
+    // The builtin analyser finds exactly the action items the script assigns.
+    expect([...body.action_items].sort()).toEqual([...script.actionItems].sort());
+    expect(body.errors ?? []).toEqual([]);
+
+    // The presigned link serves the stored file.
+    const file = await fetch(body.recording.download_url);
+    expect(file.status).toBe(200);
+    expect(Number(file.headers.get('content-length'))).toBe(body.recording.size_bytes);
+    await file.body?.cancel();
+  });
+
+  test('the delivery log shows the delivery succeeded with its attempt, and the room lists its post-meeting transcript', async () => {
+    const deliveryId = receiver.received[0].headers['x-convene-delivery'];
+    const list = await stack.t.request.get('/api/v1/webhook-deliveries').set(tenant.auth).expect(200);
+    expect(list.body.data.map((d: { id: string }) => d.id)).toContain(deliveryId);
+    const one = await stack.t.request.get(`/api/v1/webhook-deliveries/${deliveryId}`).set(tenant.auth).expect(200);
+    expect(one.body.data).toMatchObject({ status: 'succeeded', recording_id: recordingId, room_id: roomId, attempt_count: 1 });
+    expect(one.body.data.attempts).toHaveLength(1);
+    expect(one.body.data.attempts[0]).toMatchObject({ attempt: 1, status: 'succeeded', response_status_code: 200 });
+
+    const transcripts = await stack.t.request.get(`/api/v1/rooms/${roomId}/post-meeting-transcripts`).set(tenant.auth).expect(200);
+    expect(transcripts.body.data).toHaveLength(1);
+    expect(transcripts.body.data[0]).toMatchObject({ recording_id: recordingId, status: 'completed' });
+  });
+});
