@@ -43,6 +43,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description Counters and histograms in the Prometheus text exposition format (DECISIONS §12): HTTP requests by
+         *     operationId and status with latency histograms, open WebSockets, room events, workflow starts, outgoing
+         *     webhook attempts by outcome, transcription and AI durations. docs/metrics.md lists every metric.
+         *
+         *     Open when the server has no `METRICS_TOKEN`; when it has one, the scraper must send
+         *     `Authorization: Bearer <METRICS_TOKEN>` (anything else is `401 UNAUTHORIZED`). The token is an operator
+         *     setting, not an API credential, so the operation declares no security scheme.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs": {
         parameters: {
             query?: never;
@@ -2097,6 +2123,34 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current values of every metric of this process. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP convene_http_requests_total HTTP requests answered, by operation and status.
+                     *     # TYPE convene_http_requests_total counter
+                     *     convene_http_requests_total{operation="getHealth",method="GET",status="200"} 3
+                     */
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     getDocs: {
