@@ -241,7 +241,10 @@ export interface paths {
          * Update a tenant's name or limits
          * @description Only the provided fields change. A tenant (API key or tenant token) may change its own `name`; changing any
          *     limit needs the operator's `X-Admin-Key` (a tenant sending a limit gets `403 FORBIDDEN`). With the admin key,
-         *     any tenant id may be used and an unknown one is `404 NOT_FOUND`.
+         *     any tenant id may be used and an unknown one is `404 NOT_FOUND`. Generated clients that send their one
+         *     configured key in every API-key header (typescript-fetch sends it as both `X-API-Key` and `X-Admin-Key`)
+         *     work with either key: an `X-Admin-Key` equal to the `X-API-Key` beside it counts as the admin key only if it
+         *     is the admin key, and otherwise as the tenant's API key (DECISIONS §12).
          */
         patch: operations["updateTenant"];
         trace?: never;
@@ -976,10 +979,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * Format: uuid
-         * @example 01931c60-8d2e-7f10-a1b2-c3d4e5f60718
-         */
+        /** @example 01931c60-8d2e-7f10-a1b2-c3d4e5f60718 */
         Uuid: string;
         /**
          * Format: date-time
@@ -1062,7 +1062,11 @@ export interface components {
             /** @description The value of that limit. */
             max?: number;
         };
-        Error: {
+        /**
+         * @description The one error envelope. Named `ErrorResponse`, not `Error`: generators turn a schema named `Error` into
+         *     `ModelError` or collide with the language's own type (DECISIONS §12).
+         */
+        ErrorResponse: {
             error: {
                 code: components["schemas"]["ErrorCode"];
                 /** @description Human-readable; do not parse. */
@@ -1196,8 +1200,8 @@ export interface components {
         TenantDeletedResponse: {
             data: {
                 id: components["schemas"]["Uuid"];
-                /** @constant */
-                deleted: true;
+                /** @description Always `true`. */
+                deleted: boolean;
             };
         };
         ApiKeyRotatedResponse: {
@@ -1493,14 +1497,14 @@ export interface components {
         };
         BulkAddSuccess: {
             participant_id: components["schemas"]["Uuid"];
-            /** @constant */
-            success: true;
+            /** @description `true`: the participant was added. */
+            success: boolean;
             access_token: components["schemas"]["Jwt"];
             auth_token: components["schemas"]["Jwt"];
         };
         BulkAddFailure: {
-            /** @constant */
-            success: false;
+            /** @description `false`: this entry was not added. */
+            success: boolean;
             /** @description Why this entry was not added. */
             error: string;
             /** @description The error code the same failure would have on Add Participant. */
@@ -1579,27 +1583,27 @@ export interface components {
         RecordingResponse: {
             data: components["schemas"]["Recording"];
         };
+        /**
+         * @description `ready` / `archived` (200): `download_url`, `duration`, `file_size` and `provider` are present.
+         *     `recording` / `processing` (202): `message` is present; retry after `Retry-After` seconds.
+         */
         RecordingDownload: {
             recording_id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            status: "recording" | "processing" | "ready" | "archived";
             /**
              * Format: uri
-             * @description Presigned URL, valid for one hour.
+             * @description Presigned URL, valid for one hour (200 only).
              */
-            download_url: string;
-            /** @enum {string} */
-            status: "ready" | "archived";
-            /** @description Duration in seconds. */
-            duration: components["schemas"]["DurationSeconds"];
-            /** @description Size in bytes. */
-            file_size: components["schemas"]["SizeBytes"];
-            /** @description The storage provider holding the file (`s3`). */
-            provider: string;
-        };
-        RecordingDownloadPending: {
-            recording_id: components["schemas"]["Uuid"];
-            /** @enum {string} */
-            status: "recording" | "processing";
-            message: string;
+            download_url?: string;
+            /** @description Duration in seconds (200 only). */
+            duration?: components["schemas"]["DurationSeconds"];
+            /** @description Size in bytes (200 only). */
+            file_size?: components["schemas"]["SizeBytes"];
+            /** @description The storage provider holding the file (`s3`) (200 only). */
+            provider?: string;
+            /** @description Why there is nothing to download yet (202 only). */
+            message?: string;
         };
         RecordingArchivedResponse: {
             data: {
@@ -1620,8 +1624,8 @@ export interface components {
         RecordingDeletedResponse: {
             data: {
                 id: components["schemas"]["Uuid"];
-                /** @constant */
-                deleted: true;
+                /** @description Always `true`. */
+                deleted: boolean;
                 deleted_at: components["schemas"]["Timestamp"];
             };
         };
@@ -1699,8 +1703,8 @@ export interface components {
             content_type: string;
         };
         WebhookReceived: {
-            /** @constant */
-            received: true;
+            /** @description Always `true`. */
+            received: boolean;
         };
         /**
          * @description `pending` (first attempt not made yet), `retrying` (an attempt failed, another is scheduled), `succeeded`
@@ -1800,7 +1804,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /**
@@ -1813,7 +1817,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `UNAUTHORIZED` (missing or invalid API key, token or admin key) or `TOKEN_EXPIRED`. */
@@ -1823,7 +1827,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `INVALID_REFRESH_TOKEN`: the refresh token is malformed, expired, already used, or revoked. */
@@ -1842,7 +1846,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `INVALID_SIGNATURE`: `X-Upstream-Signature` is missing or does not match the body. */
@@ -1861,7 +1865,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /**
@@ -1883,7 +1887,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `NOT_FOUND` (absent, or another tenant's) or, for Stop Recording, `NO_ACTIVE_RECORDING`. */
@@ -1893,7 +1897,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /**
@@ -1906,7 +1910,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `PAYLOAD_TOO_LARGE`: the body exceeds 1 MiB. */
@@ -1925,7 +1929,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -1944,7 +1948,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `RATE_LIMITED`: too many requests for this tenant; wait `Retry-After` seconds. */
@@ -1964,7 +1968,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `INTERNAL_ERROR`: an unexpected failure. The body never reveals internals; quote `request_id`. */
@@ -1983,7 +1987,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /**
@@ -2006,7 +2010,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
     };
@@ -3587,7 +3591,7 @@ export interface operations {
                      *       "message": "The recording is still being processed. Retry later."
                      *     }
                      */
-                    "application/json": components["schemas"]["RecordingDownloadPending"];
+                    "application/json": components["schemas"]["RecordingDownload"];
                 };
             };
             400: components["responses"]["BadRequestOrInvalidState"];
