@@ -33,6 +33,11 @@ export interface Config {
   tokens: { issuer: string; audience: string; tenantAccessTtl: number; participantTtl: number; refreshTtl: number };
   /** Validate every response against spec/openapi.yaml (on in tests; costs time in production). */
   validateResponses: boolean;
+  /**
+   * `GET /metrics` (DECISIONS §12): open while `token` is unset, else `Authorization: Bearer <token>` is required.
+   * The worker serves the same endpoint on `workerPort` (0: not at all), since its activities feed some metrics.
+   */
+  metrics: { token: string | undefined; workerPort: number };
 }
 
 export class ConfigError extends Error {}
@@ -84,6 +89,10 @@ export function loadConfig(env: Env = process.env): Config {
       refreshTtl: read.integer('REFRESH_TOKEN_TTL_SECONDS', 30 * 86_400, 3600, 365 * 86_400),
     },
     validateResponses: read.boolean('VALIDATE_RESPONSES', nodeEnv === 'test'),
+    metrics: {
+      token: read.optionalString('METRICS_TOKEN', 16),
+      workerPort: read.port('WORKER_METRICS_PORT', 0),
+    },
   };
   return config;
 }
