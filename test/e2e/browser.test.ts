@@ -41,6 +41,8 @@ async function openRoom(accessToken: string): Promise<Page> {
   return page;
 }
 
+// Browser-side expressions are strings: this project's TypeScript has no DOM types.
+const presentCount = (n: number) => `document.querySelectorAll('#participants li').length === ${n}`;
 const names = (page: Page) => page.$$eval('#participants li', (items) => items.map((li) => li.textContent));
 
 test('two pages: join, presence, chat, hand raise, kick', async () => {
@@ -53,7 +55,7 @@ test('two pages: join, presence, chat, hand raise, kick', async () => {
   const boPage = await openRoom(bo.access_token);
 
   // Presence: Ada sees Bo arrive; Bo's snapshot lists both.
-  await adaPage.waitForFunction(() => document.querySelectorAll('#participants li').length === 2);
+  await adaPage.waitForFunction(presentCount(2));
   expect(await names(adaPage)).toEqual(['Ada (host)', 'Bo (participant)']);
   expect((await names(boPage)).sort()).toEqual(['Ada (host)', 'Bo (participant)']);
 
@@ -72,7 +74,7 @@ test('two pages: join, presence, chat, hand raise, kick', async () => {
   // Bo raises a hand; Ada sees it beside Bo's name.
   await boPage.click('#hand');
   await adaPage.waitForSelector(`#participants li.raised[data-id="${bo.participant.id}"]`);
-  await boPage.waitForFunction(() => document.querySelector('#hand')?.textContent === 'Lower hand');
+  await boPage.waitForSelector('#hand:text-is("Lower hand")');
 
   // Recording notices: announced as RecordingService announces them (a real start needs the media provider, which
   // test/integration/recordings covers; here only what the page shows matters).
@@ -89,7 +91,7 @@ test('two pages: join, presence, chat, hand raise, kick', async () => {
   await boPage.waitForSelector('body[data-close-code="4003"]');
   expect(await boPage.textContent('#status')).toBe('Disconnected: you were removed from the room');
   expect(await boPage.isDisabled('#chat-text')).toBe(true);
-  await adaPage.waitForFunction(() => document.querySelectorAll('#participants li').length === 1);
+  await adaPage.waitForFunction(presentCount(1));
   expect(await names(adaPage)).toEqual(['Ada (host)']);
   expect(await adaPage.textContent('#notices')).toContain('Bo left');
   expect(pageErrors).toEqual([]);
