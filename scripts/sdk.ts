@@ -70,6 +70,30 @@ export async function generateSdk(generator: GeneratorName, options: { force?: b
   return { dir, cached: false };
 }
 
+const PYTHON_ENV = join(REPO_ROOT, '.tools', 'sdk-python');
+
+/**
+ * A virtualenv (.tools/sdk-python, git-ignored) holding the generated Python client's requirements from PyPI
+ * (urllib3, pydantic, python-dateutil, typing-extensions), reinstalled only when requirements.txt changes.
+ * Returns the interpreter and the PYTHONPATH that makes `import convene_client` find .sdk/python.
+ */
+export async function pythonSdkEnv(): Promise<{ python: string; pythonPath: string }> {
+  const { dir } = await generateSdk('python');
+  const requirements = join(dir, 'requirements.txt');
+  const hash = createHash('sha256').update(await readFile(requirements)).digest('hex');
+  const python = join(PYTHON_ENV, 'bin', 'python');
+  const stamp = join(PYTHON_ENV, '.convene-requirements-hash');
+  if ((await readOrEmpty(stamp)) !== hash) {
+    await rm(PYTHON_ENV, { recursive: true, force: true });
+    await execFileAsync('python3', ['-m', 'venv', PYTHON_ENV]);
+    await execFileAsync(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    await writeFile(stamp, hash);
+  }
+  return { python, pythonPath: dir };
+}
+
 if (import.meta.main) {
   const args = process.argv.slice(2);
   const force = args.includes('--force');
