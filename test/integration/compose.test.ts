@@ -1,7 +1,7 @@
 // docker-compose.yml against the Compose Specification's JSON schema (vendored in ./compose-spec/, README there),
 // with ajv: no Docker engine needed, so `npm test` catches a misspelt key or a wrong value type before `docker compose`
 // does.
-import Ajv2019 from 'ajv/dist/2019.js';
+import { Ajv2019 } from 'ajv/dist/2019.js';
 import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
@@ -17,7 +17,7 @@ function composeValidator() {
   // treat `id` as the annotation it is here (every $ref is a local JSON pointer).
   const ajv = new Ajv2019({ allErrors: true, strict: false, validateSchema: false });
   ajv.removeKeyword('id');
-  addFormats(ajv);
+  addFormats.default(ajv);
   // Compose's own formats, as compose-go reads them: durations are Go durations ("5s", "1m30s"), not ISO 8601.
   ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/);
   // Port and subnet strings have grammars compose-go checks itself; the schema only names them.
@@ -43,5 +43,5 @@ test.each([
   const doc = composeFile();
   breakIt(doc);
   expect(validate(doc)).toBe(false);
-  expect(validate.errors?.map((e) => e.instancePath)).toContain(path);
+  expect(validate.errors?.map((error) => error.instancePath)).toContain(path);
 });
