@@ -10,6 +10,7 @@ import { projectRoot } from './tools.ts';
 import { DevSettingsError, readDevSettings, type DevSettings } from './stack/dev-settings.ts';
 import { isPortFree } from './stack/ports.ts';
 import { startPostgres } from './stack/postgres.ts';
+import { prettyLogLines } from './stack/pretty-log.ts';
 import { describeExit, launch, stopAll, tailOfFile, type ExitStatus } from './stack/process.ts';
 import { startSeaweedfs } from './stack/seaweedfs.ts';
 import { startTemporal } from './stack/temporal.ts';
@@ -168,6 +169,9 @@ function track(name: string, server: { exited: Promise<ExitStatus>; stop(): Prom
   });
 }
 
+// Readable log lines in the terminal; DEV_LOG_FORMAT=json keeps pino's JSON (to pipe into jq, say).
+const formatLine = process.env.DEV_LOG_FORMAT === 'json' ? (line: string) => line : prettyLogLines({ colorize: process.stdout.isTTY === true });
+
 function startApp(role: string, args: string[], env: NodeJS.ProcessEnv): Running {
   const prefix = `[${role}] `.padEnd(9);
   const proc = launch({
@@ -176,7 +180,7 @@ function startApp(role: string, args: string[], env: NodeJS.ProcessEnv): Running
     args,
     cwd: projectRoot,
     env,
-    onLine: (line) => process.stdout.write(`${prefix}${line}\n`),
+    onLine: (line) => process.stdout.write(`${prefix}${formatLine(line)}\n`),
     stopSignal: 'SIGTERM',
     stopTimeoutMs: 20_000,
   });
