@@ -78,9 +78,30 @@ export interface paths {
         };
         /**
          * Human-readable API documentation
-         * @description An HTML page rendering this OpenAPI document and the AsyncAPI document.
+         * @description An HTML page rendering this OpenAPI document; it links the AsyncAPI page, `/docs/asyncapi`.
          */
         get: operations["getDocs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/asyncapi": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Human-readable AsyncAPI documentation
+         * @description An HTML page rendering the AsyncAPI document (the room WebSocket and the webhooks), generated into
+         *     `generated/asyncapi.html` by `npm run generate`. Self-contained: it loads nothing from other sites.
+         */
+        get: operations["getAsyncApiDocs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2158,6 +2179,29 @@ export interface operations {
         };
     };
     getDocs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documentation page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAsyncApiDocs: {
         parameters: {
             query?: never;
             header?: never;
