@@ -1,5 +1,6 @@
 // GET /metrics (DECISIONS §12): the numbers move with the traffic a user sends, labels stay bounded, and with
 // METRICS_TOKEN set only the bearer of that token may scrape.
+import { readFileSync } from 'node:fs';
 import { metrics } from '../../src/metrics/metrics.ts';
 import { addParticipant, createRoom, createTenant } from '../helpers/fixtures.ts';
 import { startRealtimeServer, type RealtimeServer } from '../helpers/realtime-server.ts';
@@ -74,6 +75,14 @@ describe('without METRICS_TOKEN (development)', () => {
     ]) {
       expect(after).toContain(`# TYPE ${family} `);
     }
+  });
+
+  test('every series docs/grafana-dashboard.json queries is one this endpoint exposes', async () => {
+    const dashboard = readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
+    const queried = new Set(dashboard.match(/convene_\w+/g));
+    expect(queried.size).toBeGreaterThan(5);
+    const exposed = await scrape(t);
+    for (const name of queried) expect(exposed).toMatch(new RegExp(`^# TYPE ${name.replace(/_(bucket|count|sum)$/, '')} `, 'm'));
   });
 
   test('open sockets, room events and workflow starts follow a participant joining and leaving', async () => {
