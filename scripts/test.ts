@@ -13,6 +13,7 @@ const steps: Array<[string, string, string[]]> = [
   ['generated/ is up to date with spec/', node, ['scripts/check-generated.ts']],
   ['OpenAPI lint (Redocly)', bin('redocly'), ['lint', 'spec/openapi.yaml', '--format', 'stylish']],
   ['AsyncAPI validation (@asyncapi/parser)', node, ['scripts/lint-asyncapi.ts']],
+  ['AsyncAPI validation (@asyncapi/cli validate, offline)', node, ['scripts/asyncapi-cli.ts', 'validate', 'spec/asyncapi.yaml', '--fail-severity', 'warn']],
   ['type check (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
 ];
 
