@@ -35,8 +35,9 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
   logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address }, 'Convene worker polling');
   const stopMetrics = config.metrics.workerPort > 0 ? await serveWorkerMetrics(config.metrics.workerPort, config.metrics.token, logger) : async () => {};
   return async () => {
-    await stopMetrics();
+    // Synchronously first: the SDK's own SIGTERM handler would otherwise start draining and make this call throw.
     worker.shutdown(); // finishes the tasks in hand, then run() resolves
+    await stopMetrics();
     await running;
     await connection.close();
     await core.close();

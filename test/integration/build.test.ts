@@ -134,4 +134,5 @@ test('node dist/main.js api and worker: ready, serve a request, run a workflow, 
   expect(await stop(api)).toEqual({ code: 0, signal: null });
   expect(await stop(worker)).toEqual({ code: 0, signal: null });
   expect(api.output()).toContain('shutting down');
+  expect(worker.output()).not.toContain('error during shutdown');
 }, 180_000);
