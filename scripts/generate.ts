@@ -199,6 +199,7 @@ async function asyncApiPage(asyncapiPath: string): Promise<string> {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${title.replace(/[<>&]/g, '')}</title>
 <style>${inlinable(css)}</style>
 </head>
