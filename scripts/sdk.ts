@@ -14,7 +14,6 @@ import { promisify } from 'node:util';
 import { REPO_ROOT } from './generate.ts';
 
 export const SDK_ROOT = join(REPO_ROOT, '.sdk');
-export { REPO_ROOT as REPO_ROOT_FOR_SDK };
 export const SPEC_PATH = join(REPO_ROOT, 'spec', 'openapi.yaml');
 
 export const GENERATORS = {

@@ -4,7 +4,8 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { pythonSdkEnv, REPO_ROOT_FOR_SDK } from '../../scripts/sdk.ts';
+import { REPO_ROOT } from '../../scripts/generate.ts';
+import { pythonSdkEnv } from '../../scripts/sdk.ts';
 import { ADMIN_KEY } from '../helpers/test-app.ts';
 import type { FlowResult } from './flow-types.ts';
 import { createSdkStack, expectFlowSucceeded, type SdkStack } from './sdk-stack.ts';
@@ -22,7 +23,7 @@ afterAll(async () => {
 });
 
 test('the whole flow runs through the generated client', async () => {
-  const { stdout, stderr } = await execFileAsync(env.python, [join(REPO_ROOT_FOR_SDK, 'test', 'sdk', 'flow.py')], {
+  const { stdout, stderr } = await execFileAsync(env.python, [join(REPO_ROOT, 'test', 'sdk', 'flow.py')], {
     env: {
       PATH: process.env.PATH ?? '',
       PYTHONPATH: env.pythonPath,

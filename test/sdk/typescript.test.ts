@@ -5,7 +5,8 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { generateSdk, REPO_ROOT_FOR_SDK } from '../../scripts/sdk.ts';
+import { REPO_ROOT } from '../../scripts/generate.ts';
+import { generateSdk } from '../../scripts/sdk.ts';
 import { ADMIN_KEY } from '../helpers/test-app.ts';
 import type { FlowOptions, FlowResult } from './flow-types.ts';
 import { createSdkStack, expectFlowSucceeded, type SdkStack } from './sdk-stack.ts';
@@ -28,10 +29,10 @@ test('the generated client and a flow written against it pass strict tsc', async
     tsconfig,
     JSON.stringify({
       compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'dom'], types: [] },
-      include: ['src/**/*.ts', join(REPO_ROOT_FOR_SDK, 'test', 'sdk', 'typescript.flow.ts')],
+      include: ['src/**/*.ts', join(REPO_ROOT, 'test', 'sdk', 'typescript.flow.ts')],
     }),
   );
-  const tsc = join(REPO_ROOT_FOR_SDK, 'node_modules', 'typescript', 'bin', 'tsc');
+  const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   const result = await execFileAsync(process.execPath, [tsc, '-p', tsconfig]).then(
     () => ({ code: 0, output: '' }),
     (error: { code: number; stdout: string }) => ({ code: error.code, output: error.stdout }),
