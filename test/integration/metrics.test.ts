@@ -2,6 +2,9 @@
 // METRICS_TOKEN set only the bearer of that token may scrape.
 import { readFileSync } from 'node:fs';
 import { metrics } from '../../src/metrics/metrics.ts';
+import { serveWorkerMetrics } from '../../src/metrics/worker-endpoint.ts';
+import { createLogger } from '../../src/logger.ts';
+import { freePort } from '../../scripts/stack/ports.ts';
 import { addParticipant, createRoom, createTenant } from '../helpers/fixtures.ts';
 import { startRealtimeServer, type RealtimeServer } from '../helpers/realtime-server.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -161,4 +164,22 @@ describe('with METRICS_TOKEN', () => {
   test('the token never reaches the logs', () => {
     expect(t.logs()).not.toContain(token);
   });
+});
+
+test('the worker endpoint (WORKER_METRICS_PORT) applies the same token rule', async () => {
+  const token = 'worker-metrics-token-0123456789';
+  const port = await freePort();
+  const silent = createLogger('silent');
+  const stop = await serveWorkerMetrics(port, token, silent);
+  try {
+    const url = `http://127.0.0.1:${port}/metrics`;
+    expect((await fetch(url)).status).toBe(401);
+    expect((await fetch(url, { headers: { Authorization: 'Bearer worker-metrics-token-012345678X' } })).status).toBe(401);
+    const ok = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('# TYPE convene_webhook_attempts_total counter');
+    expect((await fetch(`http://127.0.0.1:${port}/other`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(404);
+  } finally {
+    await stop();
+  }
 });
