@@ -3,6 +3,7 @@
 // first, then the services.
 // docs/development.md describes the ports, the variables and how to reset the data.
 import { randomBytes } from 'node:crypto';
+import { serveWebClient } from '../examples/web/serve.ts';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -102,7 +103,8 @@ async function main(): Promise<void> {
   } else {
     say(`WARNING: ${relativeToRoot(entry)} does not exist yet; running the services only.`);
   }
-  printSummary(settings, [postgres, temporal, s3], { apiRunning: existsSync(entry), mediaUrl });
+  const webUrl = await startWebClient();
+  printSummary(settings, [postgres, temporal, s3], { apiRunning: existsSync(entry), mediaUrl, webUrl });
 
   // Anything that stops on its own (a crash, a lost port) takes the whole stack down, loudly.
   const watched = [...apps, ...services];
@@ -188,6 +190,19 @@ function startApp(role: string, args: string[], env: NodeJS.ProcessEnv): Running
   return { name: role, exited: proc.exited, stop: () => proc.stop(), tail: () => '' };
 }
 
+/**
+ * The browser client of examples/web/ (static files, served from this process; docs/integrating.md). Optional: a busy
+ * WEB_PORT only costs the page, not the stack.
+ */
+async function startWebClient(): Promise<string | undefined> {
+  const port = Number(process.env.WEB_PORT || 8080);
+  if (!Number.isInteger(port) || port < 1 || port > 65535 || !(await isPortFree(port))) return undefined;
+  const web = await serveWebClient(port).catch(() => undefined);
+  if (!web) return undefined;
+  apps.push({ name: 'web', exited: new Promise<never>(() => {}), stop: () => web.close(), tail: () => '' });
+  return web.url;
+}
+
 /** A development SECRETS_KEY kept in .data, so secrets encrypted in one session still decrypt in the next. */
 async function persistentSecretsKey(dataDir: string): Promise<string> {
   const file = join(dataDir, 'secrets-key');
@@ -215,7 +230,7 @@ async function refuseBusyPorts(settings: DevSettings): Promise<void> {
 function printSummary(
   settings: DevSettings,
   [postgres, temporal, s3]: [Service, Service & { uiUrl?: string }, Service],
-  { apiRunning, mediaUrl }: { apiRunning: boolean; mediaUrl: string | undefined },
+  { apiRunning, mediaUrl, webUrl }: { apiRunning: boolean; mediaUrl: string | undefined; webUrl: string | undefined },
 ): void {
   const data = relativeToRoot(settings.dataDir);
   const external = (service: Service) => (service.logFile ? '' : '   (external)');
@@ -229,6 +244,7 @@ function printSummary(
     ['S3', `${s3.location}   region ${settings.s3Region}${external(s3)}`],
     ['S3 keys', `${settings.s3AccessKeyId} / ${s3.logFile ? settings.s3SecretAccessKey : '(from S3_SECRET_ACCESS_KEY)'}`],
     ['S3 buckets', `${settings.s3Bucket}, ${settings.s3ArchiveBucket}`],
+    ['Web client', webUrl ? `${webUrl}#server=ws://127.0.0.1:${settings.apiPort}&token=<participant access_token>` : '(WEB_PORT busy: not served; npm run web serves it elsewhere)'],
     ['Media server', mediaUrl ? `${mediaUrl}${'external' in settings.media ? '   (external)' : ''}` : '(none)'],
     ['Data', `${data}/   (reset: stop, then rm -rf ${data})`],
   ];

@@ -27,7 +27,14 @@ export async function serveWebClient(port = 8080): Promise<{ url: string; close(
     server.listen(port, '127.0.0.1', resolve);
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  return { url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections(); // a browser's keep-alive connection must not hold the stop
+      }),
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
