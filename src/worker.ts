@@ -33,11 +33,11 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
   });
   const running = worker.run();
   logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address }, 'Convene worker polling');
-  const stopMetrics = config.metrics.workerPort > 0 ? await serveWorkerMetrics(config.metrics.workerPort, config.metrics.token, logger) : async () => {};
+  const metricsEndpoint = config.metrics.workerPort > 0 ? await serveWorkerMetrics(config.metrics.workerPort, config.metrics.token, logger) : undefined;
   return async () => {
     // Synchronously first: the SDK's own SIGTERM handler would otherwise start draining and make this call throw.
     worker.shutdown(); // finishes the tasks in hand, then run() resolves
-    await stopMetrics();
+    await metricsEndpoint?.stop();
     await running;
     await connection.close();
     await core.close();

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
 import { mayScrape } from './http.ts';
 import { metrics } from './metrics.ts';
@@ -7,7 +8,11 @@ import { metrics } from './metrics.ts';
  * The worker has no HTTP API, yet its activities feed webhook, transcription and AI metrics: with WORKER_METRICS_PORT
  * set it answers `GET /metrics` on that port, under the same token rule as the API (DECISIONS §12).
  */
-export async function serveWorkerMetrics(port: number, token: string | undefined, logger: Logger): Promise<() => Promise<void>> {
+export async function serveWorkerMetrics(
+  port: number,
+  token: string | undefined,
+  logger: Logger,
+): Promise<{ port: number; stop: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (req.method !== 'GET' || path !== '/metrics') {
@@ -30,6 +35,7 @@ export async function serveWorkerMetrics(port: number, token: string | undefined
     server.once('error', reject);
     server.listen(port, resolve);
   });
-  logger.info({ port }, 'worker metrics on /metrics');
-  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+  const bound = (server.address() as AddressInfo).port; // `port` 0 (tests): whichever was free
+  logger.info({ port: bound }, 'worker metrics on /metrics');
+  return { port: bound, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
