@@ -24,6 +24,7 @@ export interface components {
         EmptyData: Record<string, never>;
         /** @description The JSON error body of an HTTP refusal (for example a WebSocket upgrade refused before the upgrade). */
         ErrorEnvelope: {
+            /** ErrorEnvelopeError */
             error: {
                 /** @description Machine-readable error code (for example `UNAUTHORIZED`, `TOKEN_EXPIRED`, `FORBIDDEN`, `NOT_FOUND`). */
                 code: string;
@@ -77,6 +78,7 @@ export interface components {
         };
         ErrorData: {
             /**
+             * ErrorEventCode
              * @description Why the client message was refused:
              *     `INVALID_MESSAGE` (not JSON, not an `{event, data}` object, or `data` fails the event's schema),
              *     `UNKNOWN_EVENT` (not a client event), `CHAT_DISABLED` (the room's `chat_enabled` is false),
@@ -243,6 +245,7 @@ export interface components {
         /** @description One part of the post-meeting processing that failed. */
         WebhookError: {
             /**
+             * WebhookErrorField
              * @description The payload field that is null or empty because of this failure.
              * @enum {string}
              */
@@ -304,8 +307,8 @@ export interface components {
             content_type: string;
         };
         RecordingReadyAcceptedBody: {
-            /** @constant */
-            received: true;
+            /** @description Always `true`. */
+            received: boolean;
         };
     };
     responses: never;

@@ -43,6 +43,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description Counters and histograms in the Prometheus text exposition format (DECISIONS §12): HTTP requests by
+         *     operationId and status with latency histograms, open WebSockets, room events, workflow starts, outgoing
+         *     webhook attempts by outcome, transcription and AI durations. docs/metrics.md lists every metric.
+         *
+         *     Open when the server has no `METRICS_TOKEN`; when it has one, the scraper must send
+         *     `Authorization: Bearer <METRICS_TOKEN>` (anything else is `401 UNAUTHORIZED`). The token is an operator
+         *     setting, not an API credential, so the operation declares no security scheme.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs": {
         parameters: {
             query?: never;
@@ -52,9 +78,30 @@ export interface paths {
         };
         /**
          * Human-readable API documentation
-         * @description An HTML page rendering this OpenAPI document and the AsyncAPI document.
+         * @description An HTML page rendering this OpenAPI document; it links the AsyncAPI page, `/docs/asyncapi`.
          */
         get: operations["getDocs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/asyncapi": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Human-readable AsyncAPI documentation
+         * @description An HTML page rendering the AsyncAPI document (the room WebSocket and the webhooks), generated into
+         *     `generated/asyncapi.html` by `npm run generate`. Self-contained: it loads nothing from other sites.
+         */
+        get: operations["getAsyncApiDocs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -215,7 +262,10 @@ export interface paths {
          * Update a tenant's name or limits
          * @description Only the provided fields change. A tenant (API key or tenant token) may change its own `name`; changing any
          *     limit needs the operator's `X-Admin-Key` (a tenant sending a limit gets `403 FORBIDDEN`). With the admin key,
-         *     any tenant id may be used and an unknown one is `404 NOT_FOUND`.
+         *     any tenant id may be used and an unknown one is `404 NOT_FOUND`. Generated clients that send their one
+         *     configured key in every API-key header (typescript-fetch sends it as both `X-API-Key` and `X-Admin-Key`)
+         *     work with either key: an `X-Admin-Key` equal to the `X-API-Key` beside it counts as the admin key only if it
+         *     is the admin key, and otherwise as the tenant's API key (DECISIONS §12).
          */
         patch: operations["updateTenant"];
         trace?: never;
@@ -955,10 +1005,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * Format: uuid
-         * @example 01931c60-8d2e-7f10-a1b2-c3d4e5f60718
-         */
+        /** @example 01931c60-8d2e-7f10-a1b2-c3d4e5f60718 */
         Uuid: string;
         /**
          * Format: date-time
@@ -1041,7 +1088,11 @@ export interface components {
             /** @description The value of that limit. */
             max?: number;
         };
-        Error: {
+        /**
+         * @description The one error envelope. Named `ErrorResponse`, not `Error`: generators turn a schema named `Error` into
+         *     `ModelError` or collide with the language's own type (DECISIONS §12).
+         */
+        ErrorResponse: {
             error: {
                 code: components["schemas"]["ErrorCode"];
                 /** @description Human-readable; do not parse. */
@@ -1175,8 +1226,8 @@ export interface components {
         TenantDeletedResponse: {
             data: {
                 id: components["schemas"]["Uuid"];
-                /** @constant */
-                deleted: true;
+                /** @description Always `true`. */
+                deleted: boolean;
             };
         };
         ApiKeyRotatedResponse: {
@@ -1472,14 +1523,14 @@ export interface components {
         };
         BulkAddSuccess: {
             participant_id: components["schemas"]["Uuid"];
-            /** @constant */
-            success: true;
+            /** @description `true`: the participant was added. */
+            success: boolean;
             access_token: components["schemas"]["Jwt"];
             auth_token: components["schemas"]["Jwt"];
         };
         BulkAddFailure: {
-            /** @constant */
-            success: false;
+            /** @description `false`: this entry was not added. */
+            success: boolean;
             /** @description Why this entry was not added. */
             error: string;
             /** @description The error code the same failure would have on Add Participant. */
@@ -1558,27 +1609,27 @@ export interface components {
         RecordingResponse: {
             data: components["schemas"]["Recording"];
         };
+        /**
+         * @description `ready` / `archived` (200): `download_url`, `duration`, `file_size` and `provider` are present.
+         *     `recording` / `processing` (202): `message` is present; retry after `Retry-After` seconds.
+         */
         RecordingDownload: {
             recording_id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            status: "recording" | "processing" | "ready" | "archived";
             /**
              * Format: uri
-             * @description Presigned URL, valid for one hour.
+             * @description Presigned URL, valid for one hour (200 only).
              */
-            download_url: string;
-            /** @enum {string} */
-            status: "ready" | "archived";
-            /** @description Duration in seconds. */
-            duration: components["schemas"]["DurationSeconds"];
-            /** @description Size in bytes. */
-            file_size: components["schemas"]["SizeBytes"];
-            /** @description The storage provider holding the file (`s3`). */
-            provider: string;
-        };
-        RecordingDownloadPending: {
-            recording_id: components["schemas"]["Uuid"];
-            /** @enum {string} */
-            status: "recording" | "processing";
-            message: string;
+            download_url?: string;
+            /** @description Duration in seconds (200 only). */
+            duration?: components["schemas"]["DurationSeconds"];
+            /** @description Size in bytes (200 only). */
+            file_size?: components["schemas"]["SizeBytes"];
+            /** @description The storage provider holding the file (`s3`) (200 only). */
+            provider?: string;
+            /** @description Why there is nothing to download yet (202 only). */
+            message?: string;
         };
         RecordingArchivedResponse: {
             data: {
@@ -1599,8 +1650,8 @@ export interface components {
         RecordingDeletedResponse: {
             data: {
                 id: components["schemas"]["Uuid"];
-                /** @constant */
-                deleted: true;
+                /** @description Always `true`. */
+                deleted: boolean;
                 deleted_at: components["schemas"]["Timestamp"];
             };
         };
@@ -1678,8 +1729,8 @@ export interface components {
             content_type: string;
         };
         WebhookReceived: {
-            /** @constant */
-            received: true;
+            /** @description Always `true`. */
+            received: boolean;
         };
         /**
          * @description `pending` (first attempt not made yet), `retrying` (an attempt failed, another is scheduled), `succeeded`
@@ -1779,7 +1830,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /**
@@ -1792,7 +1843,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `UNAUTHORIZED` (missing or invalid API key, token or admin key) or `TOKEN_EXPIRED`. */
@@ -1802,7 +1853,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `INVALID_REFRESH_TOKEN`: the refresh token is malformed, expired, already used, or revoked. */
@@ -1821,7 +1872,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `INVALID_SIGNATURE`: `X-Upstream-Signature` is missing or does not match the body. */
@@ -1840,7 +1891,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /**
@@ -1862,7 +1913,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `NOT_FOUND` (absent, or another tenant's) or, for Stop Recording, `NO_ACTIVE_RECORDING`. */
@@ -1872,7 +1923,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /**
@@ -1885,7 +1936,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `PAYLOAD_TOO_LARGE`: the body exceeds 1 MiB. */
@@ -1904,7 +1955,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -1923,7 +1974,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `RATE_LIMITED`: too many requests for this tenant; wait `Retry-After` seconds. */
@@ -1943,7 +1994,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description `INTERNAL_ERROR`: an unexpected failure. The body never reveals internals; quote `request_id`. */
@@ -1962,7 +2013,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /**
@@ -1985,7 +2036,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
     };
@@ -2104,7 +2155,58 @@ export interface operations {
             };
         };
     };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current values of every metric of this process. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP convene_http_requests_total HTTP requests answered, by operation and status.
+                     *     # TYPE convene_http_requests_total counter
+                     *     convene_http_requests_total{operation="getHealth",method="GET",status="200"} 3
+                     */
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
     getDocs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documentation page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAsyncApiDocs: {
         parameters: {
             query?: never;
             header?: never;
@@ -3538,7 +3640,7 @@ export interface operations {
                      *       "message": "The recording is still being processed. Retry later."
                      *     }
                      */
-                    "application/json": components["schemas"]["RecordingDownloadPending"];
+                    "application/json": components["schemas"]["RecordingDownload"];
                 };
             };
             400: components["responses"]["BadRequestOrInvalidState"];

@@ -1,17 +1,23 @@
 // `npm run build`: compiles to dist/ and lays out what the compiled code reads at run time, so production runs
 // `node dist/main.js api|worker` with no source tree beside it.
+//   node scripts/build.ts [--out DIR]      (DIR defaults to dist; test/integration/build.test.ts builds elsewhere)
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 
-rmSync('dist', { recursive: true, force: true });
-const tsc = spawnSync('node_modules/.bin/tsc', ['-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+const { values } = parseArgs({ options: { out: { type: 'string', default: 'dist' } } });
+const out = resolve(values.out);
+
+rmSync(out, { recursive: true, force: true });
+const tsc = spawnSync('node_modules/.bin/tsc', ['-p', 'tsconfig.build.json', '--outDir', out], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 // The contract is served and used for validation at run time.
-cpSync('spec', 'dist/spec', { recursive: true });
-mkdirSync('dist/generated', { recursive: true });
+cpSync('spec', join(out, 'spec'), { recursive: true });
+mkdirSync(join(out, 'generated'), { recursive: true });
 for (const file of readdirSync('generated')) {
-  if (!file.endsWith('.ts')) cpSync(`generated/${file}`, `dist/generated/${file}`);
+  if (!file.endsWith('.ts')) cpSync(`generated/${file}`, join(out, 'generated', file));
 }
-writeFileSync('dist/main.js', "// Entry point: node dist/main.js api|worker\nimport './src/main.js';\n");
-console.log('built dist/ (node dist/main.js api | worker)');
+writeFileSync(join(out, 'main.js'), "// Entry point: node dist/main.js api|worker\nimport './src/main.js';\n");
+console.log(`built ${values.out}/ (node ${values.out}/main.js api | worker)`);

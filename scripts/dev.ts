@@ -3,6 +3,7 @@
 // first, then the services.
 // docs/development.md describes the ports, the variables and how to reset the data.
 import { randomBytes } from 'node:crypto';
+import { serveWebClient } from '../examples/web/serve.ts';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -10,6 +11,7 @@ import { projectRoot } from './tools.ts';
 import { DevSettingsError, readDevSettings, type DevSettings } from './stack/dev-settings.ts';
 import { isPortFree } from './stack/ports.ts';
 import { startPostgres } from './stack/postgres.ts';
+import { prettyLogLines } from './stack/pretty-log.ts';
 import { describeExit, launch, stopAll, tailOfFile, type ExitStatus } from './stack/process.ts';
 import { startSeaweedfs } from './stack/seaweedfs.ts';
 import { startTemporal } from './stack/temporal.ts';
@@ -115,7 +117,8 @@ async function main(): Promise<void> {
   } else {
     say(`WARNING: ${relativeToRoot(entry)} does not exist yet; running the services only.`);
   }
-  printSummary(settings, [postgres, temporal, s3], { apiRunning: existsSync(entry), mediaUrl, env });
+  const webUrl = await startWebClient();
+  printSummary(settings, [postgres, temporal, s3], { apiRunning: existsSync(entry), mediaUrl, env, webUrl });
 
   // Anything that stops on its own (a crash, a lost port) takes the whole stack down, loudly.
   const watched = [...apps, ...services];
@@ -182,6 +185,9 @@ function track(name: string, server: { exited: Promise<ExitStatus>; stop(): Prom
   });
 }
 
+// Readable log lines in the terminal; DEV_LOG_FORMAT=json keeps pino's JSON (to pipe into jq, say).
+const formatLine = process.env.DEV_LOG_FORMAT === 'json' ? (line: string) => line : prettyLogLines({ colorize: process.stdout.isTTY === true });
+
 function startApp(role: string, args: string[], env: NodeJS.ProcessEnv): Running {
   const prefix = `[${role}] `.padEnd(9);
   const proc = launch({
@@ -190,12 +196,25 @@ function startApp(role: string, args: string[], env: NodeJS.ProcessEnv): Running
     args,
     cwd: projectRoot,
     env,
-    onLine: (line) => process.stdout.write(`${prefix}${line}\n`),
+    onLine: (line) => process.stdout.write(`${prefix}${formatLine(line)}\n`),
     stopSignal: 'SIGTERM',
     stopTimeoutMs: 20_000,
   });
   // Its output already went to the terminal, line by line.
   return { name: role, exited: proc.exited, stop: () => proc.stop(), tail: () => '' };
+}
+
+/**
+ * The browser client of examples/web/ (static files, served from this process; docs/integrating.md). Optional: a busy
+ * WEB_PORT only costs the page, not the stack.
+ */
+async function startWebClient(): Promise<string | undefined> {
+  const port = Number(process.env.WEB_PORT || 8080);
+  if (!Number.isInteger(port) || port < 1 || port > 65535 || !(await isPortFree(port))) return undefined;
+  const web = await serveWebClient(port).catch(() => undefined);
+  if (!web) return undefined;
+  apps.push({ name: 'web', exited: new Promise<never>(() => {}), stop: () => web.close(), tail: () => '' });
+  return web.url;
 }
 
 /** A development SECRETS_KEY kept in .data, so secrets encrypted in one session still decrypt in the next. */
@@ -225,7 +244,7 @@ async function refuseBusyPorts(settings: DevSettings): Promise<void> {
 function printSummary(
   settings: DevSettings,
   [postgres, temporal, s3]: [Service, Service & { uiUrl?: string }, Service],
-  { apiRunning, mediaUrl, env }: { apiRunning: boolean; mediaUrl: string | undefined; env: NodeJS.ProcessEnv },
+  { apiRunning, mediaUrl, env, webUrl }: { apiRunning: boolean; mediaUrl: string | undefined; env: NodeJS.ProcessEnv; webUrl: string | undefined },
 ): void {
   const data = relativeToRoot(settings.dataDir);
   const external = (service: Service) => (service.logFile ? '' : '   (external)');
@@ -239,6 +258,7 @@ function printSummary(
     ['S3', `${s3.location}   region ${settings.s3Region}${external(s3)}`],
     ['S3 keys', `${settings.s3AccessKeyId} / ${s3.logFile ? settings.s3SecretAccessKey : '(from S3_SECRET_ACCESS_KEY)'}`],
     ['S3 buckets', `${settings.s3Bucket}, ${settings.s3ArchiveBucket}`],
+    ['Web client', webUrl ? `${webUrl}#server=ws://127.0.0.1:${settings.apiPort}&token=<participant access_token>` : '(WEB_PORT busy: not served; npm run web serves it elsewhere)'],
     ['Media server', mediaUrl ? `${mediaUrl}${'external' in settings.media ? '   (external)' : ''}` : '(none)'],
     ['Transcription', env.OPENAI_BASE_URL ? `openai → ${env.OPENAI_BASE_URL}` : '(default settings)'],
     ['AI', `${env.AI_DEFAULT_PROVIDER || 'builtin'} (openai-compatible → ${env.AI_BASE_URL || 'AI_BASE_URL'})`],

@@ -5,11 +5,14 @@
 // generated/asyncapi.ts          types of every AsyncAPI schema, the ServerMessage / ClientMessage unions, close codes
 // generated/asyncapi-schemas.json  each message's payload schema with $refs inlined, for ajv at run time
 // generated/docs.html            redocly build-docs page of spec/openapi.yaml, Redoc's script inlined (no CDN)
+// generated/asyncapi.html        @asyncapi/react-component page of spec/asyncapi.yaml: rendered to HTML here, then
+//                                hydrated by the component's standalone bundle, CSS and script inlined (no CDN)
 //
 // The AsyncAPI types come from openapi-typescript too, fed a synthetic OpenAPI 3.1 document holding the AsyncAPI
 // components/schemas: @asyncapi/modelina renames wire fields (display_name → displayName, event → reservedEvent)
 // and invents names (AnonymousSchema_18), which would make the types disagree with the JSON on the wire.
 import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -23,7 +26,7 @@ import { catalogueMessages, parseAsyncApi, ERROR_SEVERITY } from './asyncapi-mes
 import type { CataloguedMessage, JsonSchema, MessageCatalogue } from './asyncapi-messages.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const GENERATED_FILES = ['openapi.ts', 'asyncapi.ts', 'asyncapi-schemas.json', 'docs.html'] as const;
+export const GENERATED_FILES = ['openapi.ts', 'asyncapi.ts', 'asyncapi-schemas.json', 'docs.html', 'asyncapi.html'] as const;
 
 export interface GenerateOptions {
   outDir: string;
@@ -157,6 +160,58 @@ async function docsPage(openapiPath: string): Promise<string> {
   }
 }
 
+// @asyncapi/react-component is CommonJS with React as a peer; its parser copy is the one its `unstringify` expects.
+const componentRequire = createRequire(createRequire(import.meta.url).resolve('@asyncapi/react-component'));
+
+interface AsyncApiPageModules {
+  react: { createElement(type: unknown, props: Record<string, unknown>): unknown };
+  server: { renderToString(element: unknown): string };
+  component: { default: unknown };
+  parser: {
+    Parser: new () => { parse(source: string): Promise<{ document?: unknown }> };
+    stringify(document: unknown): string | undefined;
+  };
+}
+
+/** Keeps inlined text from closing its <script> or <style> element early. */
+function inlinable(text: string): string {
+  return text.replace(/<\/(script|style)/gi, '<\\/$1');
+}
+
+async function asyncApiPage(asyncapiPath: string): Promise<string> {
+  const modules = {
+    react: componentRequire('react'),
+    server: componentRequire('react-dom/server'),
+    component: componentRequire('@asyncapi/react-component'),
+    parser: componentRequire('@asyncapi/parser'),
+  } as AsyncApiPageModules;
+  const { document } = await new modules.parser.Parser().parse(await readFile(asyncapiPath, 'utf8'));
+  const schema = document ? modules.parser.stringify(document) : undefined;
+  if (!schema) throw new Error(`${shown(asyncapiPath)} is invalid: run node scripts/lint-asyncapi.ts`);
+  const config = { show: { sidebar: true } };
+  const body = modules.server.renderToString(modules.react.createElement(modules.component.default, { schema, config }));
+  const asset = (path: string) => readFile(componentRequire.resolve(`@asyncapi/react-component/${path}`), 'utf8');
+  const [css, script] = await Promise.all([asset('styles/default.min.css'), asset('browser/standalone/without-parser.js')]);
+  const title = `${(JSON.parse(schema) as { info?: { title?: string } }).info?.title ?? 'AsyncAPI'} - AsyncAPI`;
+  return `<!-- ${bannerText(shown(asyncapiPath))} -->
+<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>${title.replace(/[<>&]/g, '')}</title>
+<style>${inlinable(css)}</style>
+</head>
+<body>
+<div id="asyncapi">${body}</div>
+<script>${inlinable(script)}</script>
+<script>AsyncApiStandalone.hydrate({ schema: ${inlinable(JSON.stringify(schema))}, config: ${JSON.stringify(config)} }, document.getElementById('asyncapi'));</script>
+</body>
+</html>
+`;
+}
+
 export async function loadCatalogue(asyncapiPath: string): Promise<MessageCatalogue> {
   const { document, diagnostics } = await parseAsyncApi(asyncapiPath);
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === ERROR_SEVERITY);
@@ -181,6 +236,7 @@ export async function generate(options: GenerateOptions): Promise<string[]> {
     'asyncapi.ts': await asyncApiTypes(asyncapiPath, catalogue),
     'asyncapi-schemas.json': asyncApiSchemas(asyncapiPath, catalogue),
     'docs.html': await docsPage(openapiPath),
+    'asyncapi.html': await asyncApiPage(asyncapiPath),
   };
   await mkdir(options.outDir, { recursive: true });
   const written: string[] = [];

@@ -11,8 +11,11 @@ const bin = (name: string) => join('node_modules', '.bin', name);
 const steps: Array<[string, string, string[]]> = [
   ['install the service binaries (temporal, temporal-test-server, weed)', node, ['scripts/tools.ts']],
   ['generated/ is up to date with spec/', node, ['scripts/check-generated.ts']],
+  // Fetched once here (Maven Central, version pinned in openapitools.json) so the SDK tests never race to download it.
+  ['openapi-generator JAR for the SDK tests', node, ['node_modules/@openapitools/openapi-generator-cli/main.js', 'version']],
   ['OpenAPI lint (Redocly)', bin('redocly'), ['lint', 'spec/openapi.yaml', '--format', 'stylish']],
   ['AsyncAPI validation (@asyncapi/parser)', node, ['scripts/lint-asyncapi.ts']],
+  ['AsyncAPI validation (@asyncapi/cli validate, offline)', node, ['scripts/asyncapi-cli.ts', 'validate', 'spec/asyncapi.yaml', '--fail-severity', 'warn']],
   ['type check (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
 ];
 

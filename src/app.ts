@@ -13,6 +13,7 @@ import { upstreamSignatureGuard } from './http/upstream-signature.ts';
 import { bindOperations, type OperationHandlers } from './http/router.ts';
 import { listOperations, loadOpenApi, OPENAPI_PATH } from './http/spec.ts';
 import type { Logger } from './logger.ts';
+import { httpMetrics, metricsRoutes } from './metrics/http.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import type { AuthService } from './modules/auth/auth.service.ts';
 import { deliveryRoutes } from './modules/deliveries/delivery.routes.ts';
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestId);
   app.use(requestLog(logger));
+  app.use(httpMetrics());
   app.use((_req, _res, next) => RequestContext.create(orm.em, next));
   // The provider's webhook is verified on its raw bytes before any parser or validator touches them.
   app.use(UPSTREAM_WEBHOOK_PATH, ...upstreamSignatureGuard(config.upstream.webhookSecret));
@@ -83,6 +85,7 @@ export function createApp(deps: AppDeps): Express {
 
   const handlers: OperationHandlers = {
     ...systemRoutes({ checks: deps.readiness }),
+    ...metricsRoutes({ token: config.metrics.token }),
     ...authRoutes({ auth: deps.auth, tenants: deps.tenants, tokens: deps.tokens, em }),
     ...tenantRoutes({ tenants: deps.tenants, em }),
     ...roomRoutes({ rooms: deps.rooms, em }),

@@ -35,6 +35,11 @@ export interface Config {
   tokens: { issuer: string; audience: string; tenantAccessTtl: number; participantTtl: number; refreshTtl: number };
   /** Validate every response against spec/openapi.yaml (on in tests; costs time in production). */
   validateResponses: boolean;
+  /**
+   * `GET /metrics` (DECISIONS §12): open while `token` is unset, else `Authorization: Bearer <token>` is required.
+   * The worker serves the same endpoint on `workerPort` (0: not at all), since its activities feed some metrics.
+   */
+  metrics: { token: string | undefined; workerPort: number };
   /** Transcription providers and AI analysers (DECISIONS §9); src/providers/registry.ts builds the adapters. */
   providers: ProvidersConfig;
 }
@@ -146,6 +151,10 @@ export function loadConfig(env: Env = process.env): Config {
         model: read.aiModel('AI_MODEL', 'openai/gpt-4o-mini'),
         timeoutMs: read.integer('AI_TIMEOUT_MS', 120_000, 1000, 3_600_000),
       },
+      },
+    metrics: {
+      token: read.optionalString('METRICS_TOKEN', 16),
+      workerPort: read.port('WORKER_METRICS_PORT', 0),
     },
   };
   return config;

@@ -5,6 +5,7 @@ import { createActivities } from './activities/index.ts';
 import { createRoomActivities } from './activities/rooms.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
+import { serveWorkerMetrics } from './metrics/worker-endpoint.ts';
 import { createCore } from './services/container.ts';
 import { ensureBuckets } from './storage/s3-client.ts';
 
@@ -34,8 +35,11 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
   });
   const running = worker.run();
   logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address }, 'Convene worker polling');
+  const metricsEndpoint = config.metrics.workerPort > 0 ? await serveWorkerMetrics(config.metrics.workerPort, config.metrics.token, logger) : undefined;
   return async () => {
+    // Synchronously first: the SDK's own SIGTERM handler would otherwise start draining and make this call throw.
     worker.shutdown(); // finishes the tasks in hand, then run() resolves
+    await metricsEndpoint?.stop();
     await running;
     await connection.close();
     await core.close();

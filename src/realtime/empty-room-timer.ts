@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from '../logger.ts';
+import { metrics } from '../metrics/metrics.ts';
 import { emptyRoomWorkflow, emptyRoomWorkflowId, presenceSignal, roomClosedSignal } from '../../workflows/empty-room.ts';
 
 /** What the real-time side tells the empty-room workflow (workflows/empty-room.ts). */
@@ -60,6 +61,7 @@ export class TemporalEmptyRoomTimer implements EmptyRoomTimer {
         signal: presenceSignal,
         signalArgs: [{ present, seq }],
       }));
+      metrics.workflowStarted('emptyRoomWorkflow');
     } catch (err) {
       if (this.closed) return;
       this.options.logger.error({ err, roomId }, 'could not signal the empty-room timer');

@@ -6,6 +6,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { CloseCode, type ClientMessage, type ErrorData, type ServerMessage } from '../../generated/asyncapi.ts';
 import { ApiError, errorBody } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
+import { metrics } from '../metrics/metrics.ts';
 import type { EmptyRoomTimer } from './empty-room-timer.ts';
 import { errorMessage, parseClientMessage, type ParsedClientMessage } from './messages.ts';
 import { chatData, type PgRoomBus, type RoomAction } from './pg-bus.ts';
@@ -96,6 +97,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
   function open(ws: WebSocket, member: Member): void {
     const { id } = member;
     hub.add(member);
+    metrics.websocketOpened();
     let alive = true;
     ws.on('pong', () => (alive = true));
     const pinger = setInterval(() => {
@@ -143,6 +145,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
     ws.on('close', () => {
       clearInterval(pinger);
       hub.remove(member);
+      metrics.websocketClosed();
       track(ready.then(() => leaveRoom(member)).catch((err) => deps.logger.error({ err, roomId: id.roomId }, 'recording a departure failed')));
     });
   }

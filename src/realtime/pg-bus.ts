@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
+import { metrics } from '../metrics/metrics.ts';
 import type { ChatMessageData, ServerMessage } from '../../generated/asyncapi.ts';
 
 // The one module that owns cross-instance fan-out (DECISIONS §11). A room's events are produced inside a transaction
@@ -73,6 +74,7 @@ export class PgRoomBus {
       const { actions, result } = await produce(client, seq);
       if (actions.length > 0) await client.query('select pg_notify($1, $2)', [CHANNEL, encode({ roomId, seq, actions })]);
       await client.query('COMMIT');
+      for (const action of actions) if (action.k === 'send') metrics.roomEvent(action.m.event);
       return { seq, result };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});

@@ -80,6 +80,18 @@ describe('probes and published contract', () => {
     expect(docs.status).toBe(200);
     expect(docs.headers['content-type']).toMatch(/text\/html/);
     expect(docs.text).toContain('Convene');
+    expect(docs.text).toContain('/docs/asyncapi');
+
+    // The AsyncAPI page: rendered ahead of time (readable before its script runs), self-contained (DECISIONS §12).
+    const asyncapiDocs = await t.request.get('/docs/asyncapi');
+    expect(asyncapiDocs.status).toBe(200);
+    expect(asyncapiDocs.headers['content-type']).toMatch(/text\/html/);
+    expect(asyncapiDocs.text).toContain('Convene realtime and webhook events');
+    expect(asyncapiDocs.text).toMatch(/class="aui-root"[\s\S]*chat\.message/);
+    expect(asyncapiDocs.text).not.toMatch(/<(script|link|img)[^>]+(src|href)="(https?:)?\/\//i);
+    const styles = [...asyncapiDocs.text.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((match) => match[1]).join('');
+    expect(styles.length).toBeGreaterThan(1000);
+    expect(styles).not.toMatch(/@import|url\((['"]?)(https?:)?\/\//i);
   });
 });
 

@@ -119,6 +119,27 @@ describe('get, update, delete', () => {
     expect(byAdmin.body.data.name).toBe('Renamed');
   });
 
+  test('one key sent in both headers (as generated clients do) is taken for what it is (DECISIONS §12)', async () => {
+    const tenant = await createTenant();
+    const both = (key: string) => ({ 'X-API-Key': key, 'X-Admin-Key': key });
+    const renamed = await t.request.patch(`/api/v1/tenants/${tenant.id}`).set(both(tenant.api_key)).send({ name: 'Echo' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data.name).toBe('Echo');
+    const selfRaise = await t.request.patch(`/api/v1/tenants/${tenant.id}`).set(both(tenant.api_key)).send({ max_concurrent_rooms: 1000 });
+    expect(selfRaise.status).toBe(403);
+
+    const byAdmin = await t.request.patch(`/api/v1/tenants/${tenant.id}`).set(both(ADMIN_KEY)).send({ max_concurrent_rooms: 7 });
+    expect(byAdmin.status).toBe(200);
+    expect((await tenantRow(tenant.id)).max_concurrent_rooms).toBe(7);
+
+    // Two different keys stay strict: a wrong admin key beside a valid tenant key is refused.
+    const wrongAdmin = await t.request
+      .patch(`/api/v1/tenants/${tenant.id}`)
+      .set({ 'X-API-Key': tenant.api_key, 'X-Admin-Key': 'wrong-admin-key-000000' })
+      .send({ name: 'Nope' });
+    expect(wrongAdmin.status).toBe(401);
+  });
+
   test('delete removes the tenant and everything it owns', async () => {
     const tenant = await createTenant();
     await t.request.post('/api/v1/auth/token').send({ api_key: tenant.api_key }).expect(200);

@@ -1,6 +1,7 @@
 // The API side of the recording workflows: starts and signals them through the Temporal client. Workflow ids come
 // from workflows/shared.ts, derived from the recording, so a repeated start finds the first run instead of a second.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { metrics } from '../../metrics/metrics.ts';
 import type { recordingAutoStopWorkflow } from '../../../workflows/recording-autostop.ts';
 import type { recordingIngestWorkflow } from '../../../workflows/recording-ingest.ts';
 import {
@@ -42,6 +43,7 @@ export class TemporalRecordingOrchestrator implements RecordingOrchestrator {
           ? { workflowIdConflictPolicy: 'TERMINATE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE' }
           : { workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' }),
       } as const);
+      metrics.workflowStarted('recordingIngestWorkflow');
     } catch (err) {
       // The last run completed: the recording is stored already, nothing to start.
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;
@@ -56,6 +58,7 @@ export class TemporalRecordingOrchestrator implements RecordingOrchestrator {
       args: [{ recordingId, maxDurationMinutes }],
       workflowIdConflictPolicy: 'USE_EXISTING',
     });
+    metrics.workflowStarted('recordingAutoStopWorkflow');
   }
 
   async recordingStopped(recordingId: string): Promise<void> {

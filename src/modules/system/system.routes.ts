@@ -5,6 +5,7 @@ import { ASYNCAPI_PATH, OPENAPI_PATH } from '../../http/spec.ts';
 export type ReadinessCheck = () => Promise<void>;
 
 const DOCS_PATH = new URL('../../../generated/docs.html', import.meta.url);
+const ASYNCAPI_DOCS_PATH = new URL('../../../generated/asyncapi.html', import.meta.url);
 
 /** Probes and the published contract (DECISIONS §1). */
 export function systemRoutes(deps: { checks: Record<string, ReadinessCheck> }): OperationHandlers {
@@ -37,6 +38,9 @@ export function systemRoutes(deps: { checks: Record<string, ReadinessCheck> }): 
     },
     getDocs: (_req, res) => {
       res.type('html').send(readFileSync(DOCS_PATH, 'utf8'));
+    },
+    getAsyncApiDocs: (_req, res) => {
+      res.type('html').send(readFileSync(ASYNCAPI_DOCS_PATH, 'utf8'));
     },
   };
 }

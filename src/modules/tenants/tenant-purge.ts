@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { metrics } from '../../metrics/metrics.ts';
 import type { tenantPurgeWorkflow } from '../../../workflows/tenant-purge.ts';
 import { tenantPurgeWorkflowId } from '../../../workflows/shared.ts';
 
@@ -23,5 +24,6 @@ export class TemporalTenantPurger implements TenantPurger {
       args: [{ tenantId }],
       workflowIdConflictPolicy: 'USE_EXISTING',
     });
+    metrics.workflowStarted('tenantPurgeWorkflow');
   }
 }

@@ -1,0 +1,178 @@
+// The browser side of a Convene room (spec/asyncapi.yaml, docs/realtime.md): one WebSocket, authenticated by the
+// `convene` + `token.<access_token>` subprotocols, and a page that mirrors what the server says. The server is the
+// only source of truth: nothing is shown optimistically, every change on screen comes from an event.
+
+const $ = (selector) => document.querySelector(selector);
+
+/** Why the server closed the socket (docs/realtime.md, "Closing"). */
+const CLOSE_REASONS = {
+  1001: 'the server is restarting: join again',
+  1008: 'too many messages',
+  4002: 'you joined from somewhere else',
+  4003: 'you were removed from the room',
+  4004: 'the room has ended',
+};
+
+const state = {
+  socket: null,
+  me: null, // participant id, from the token's claims
+  people: new Map(), // id → { display_name, role }
+  raised: [], // participant ids, in raising order
+};
+
+/** The token's payload, read only for our own participant id (the server verifies the token, we never need to). */
+function claimsOf(token) {
+  try {
+    const payload = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    return JSON.parse(atob(payload));
+  } catch {
+    return {};
+  }
+}
+
+function join(server, token) {
+  state.socket?.close(1000);
+  state.me = claimsOf(token).participant_id ?? null;
+  const url = `${server.replace(/\/+$/, '')}/api/v1/ws`;
+  const socket = new WebSocket(url, ['convene', `token.${token}`]);
+  state.socket = socket;
+  setStatus('Connecting…');
+  socket.addEventListener('message', (e) => {
+    if (socket === state.socket) handle(JSON.parse(e.data));
+  });
+  socket.addEventListener('close', (e) => {
+    if (socket !== state.socket) return;
+    state.socket = null;
+    enableControls(false);
+    // A refused upgrade (bad or expired token, wrong origin) closes with 1006 before the socket ever opened.
+    const why = CLOSE_REASONS[e.code] ?? (e.code === 1006 ? 'could not connect (check the token and the server)' : `closed (${e.code})`);
+    setStatus(`Disconnected: ${why}`);
+    document.body.dataset.closeCode = String(e.code);
+    notice(`Disconnected: ${why}`);
+  });
+}
+
+function send(message) {
+  state.socket?.send(JSON.stringify(message));
+}
+
+function handle({ event, data }) {
+  switch (event) {
+    case 'room.snapshot':
+      state.people = new Map(data.participants.map((p) => [p.id, p]));
+      state.raised = [...data.raised_hands];
+      showRecording(data.recording !== null);
+      setStatus(`Connected as ${state.people.get(state.me)?.display_name ?? 'participant'}`);
+      document.body.dataset.joined = 'true';
+      enableControls(true);
+      break;
+    case 'participant.joined':
+      state.people.set(data.id, data);
+      notice(`${data.display_name} joined`);
+      break;
+    case 'participant.left':
+      notice(`${nameOf(data.id)} left`);
+      state.people.delete(data.id);
+      state.raised = state.raised.filter((id) => id !== data.id);
+      break;
+    case 'chat.message':
+      addChat(data);
+      break;
+    case 'hand.raised':
+      if (!state.raised.includes(data.participant_id)) state.raised.push(data.participant_id);
+      break;
+    case 'hand.lowered':
+      state.raised = state.raised.filter((id) => id !== data.participant_id);
+      break;
+    case 'recording.started':
+      showRecording(true);
+      notice('Recording started');
+      break;
+    case 'recording.stopped':
+      showRecording(false);
+      notice('Recording stopped');
+      break;
+    case 'room.ended':
+      notice('The room has ended');
+      break;
+    case 'error':
+      notice(`Refused: ${data.message} (${data.code})`);
+      break;
+    // `pong` and events added to the contract later need nothing on screen.
+  }
+  renderPeople();
+}
+
+const nameOf = (id) => state.people.get(id)?.display_name ?? 'Someone';
+
+function renderPeople() {
+  const list = $('#participants');
+  list.replaceChildren(
+    ...[...state.people.values()].map((p) => {
+      const li = document.createElement('li');
+      li.textContent = `${p.display_name} (${p.role})`; // textContent: names are user input, never HTML
+      li.dataset.id = p.id;
+      li.classList.toggle('raised', state.raised.includes(p.id));
+      li.classList.toggle('me', p.id === state.me);
+      return li;
+    }),
+  );
+  $('#hand').textContent = state.raised.includes(state.me) ? 'Lower hand' : 'Raise hand';
+}
+
+function addChat({ sender_id, text, timestamp }) {
+  const li = document.createElement('li');
+  const sender = document.createElement('span');
+  sender.className = 'sender';
+  sender.textContent = nameOf(sender_id);
+  const body = document.createElement('span');
+  body.className = 'text';
+  body.textContent = text;
+  li.title = new Date(timestamp).toLocaleString();
+  li.append(sender, body);
+  $('#chat').append(li);
+  li.scrollIntoView({ block: 'nearest' });
+}
+
+function notice(text) {
+  const li = document.createElement('li');
+  li.textContent = `${new Date().toLocaleTimeString()} ${text}`;
+  $('#notices').prepend(li);
+}
+
+function setStatus(text) {
+  $('#status').textContent = text;
+}
+
+function showRecording(on) {
+  $('#recording').hidden = !on;
+}
+
+function enableControls(on) {
+  for (const el of [$('#hand'), $('#chat-text'), $('#chat-form button')]) el.disabled = !on;
+}
+
+$('#join').addEventListener('submit', (e) => {
+  e.preventDefault();
+  join($('#server').value.trim(), $('#token').value.trim());
+});
+
+$('#chat-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const text = $('#chat-text').value;
+  if (!text.trim()) return;
+  send({ event: 'chat.send', data: { text } });
+  $('#chat-text').value = '';
+});
+
+$('#hand').addEventListener('click', () => {
+  send({ event: state.raised.includes(state.me) ? 'hand.lower' : 'hand.raise' });
+});
+
+// `#server=…&token=…` joins at once: a tenant's backend can hand a participant a ready link.
+const params = new URLSearchParams(location.hash.slice(1));
+if (params.get('server')) $('#server').value = params.get('server');
+if (params.get('token')) {
+  $('#token').value = params.get('token');
+  join($('#server').value.trim(), params.get('token'));
+}

@@ -1,0 +1,107 @@
+// examples/web in headless Chromium (Debian's package, scripts/browser.ts installs it when missing; playwright-core
+// drives it and never downloads a browser): two participants join one room, chat, raise a hand, and one is kicked.
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { serveWebClient } from '../../examples/web/serve.ts';
+import { ensureChromium } from '../../scripts/browser.ts';
+import { addParticipant, createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
+import { startRealtimeServer, type RealtimeServer } from '../helpers/realtime-server.ts';
+import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+
+let t: TestApp;
+let server: RealtimeServer;
+let web: { url: string; close(): Promise<void> };
+let browser: Browser;
+let tenant: TenantFixture;
+/** Uncaught errors of any page: the test fails on them. */
+const pageErrors: Error[] = [];
+
+beforeAll(async () => {
+  const executablePath = ensureChromium();
+  t = await createTestApp();
+  server = await startRealtimeServer(t.services);
+  web = await serveWebClient(0);
+  // --no-sandbox: CI and this machine run as root, where Chromium's sandbox refuses to start.
+  browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
+  tenant = await createTenant(t);
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await web?.close();
+  await server?.close();
+  await t?.close();
+});
+
+async function openRoom(accessToken: string): Promise<Page> {
+  const page = await browser.newPage();
+  page.on('pageerror', (err) => pageErrors.push(err));
+  const wsBase = server.baseUrl.replace(/^http/, 'ws');
+  await page.goto(`${web.url}#server=${encodeURIComponent(wsBase)}&token=${encodeURIComponent(accessToken)}`);
+  await page.waitForSelector('body[data-joined="true"]');
+  return page;
+}
+
+// Browser-side expressions are strings: this project's TypeScript has no DOM types.
+const presentCount = (n: number) => `document.querySelectorAll('#participants li').length === ${n}`;
+const names = (page: Page) => page.$$eval('#participants li', (items) => items.map((li) => li.textContent));
+
+test('two pages: join, presence, chat, hand raise, kick', async () => {
+  const room = await createRoom(t, tenant);
+  const ada = await addParticipant(t, tenant, room.id, { display_name: 'Ada', role: 'host' });
+  const bo = await addParticipant(t, tenant, room.id, { display_name: 'Bo' });
+
+  const adaPage = await openRoom(ada.access_token);
+  expect(await adaPage.textContent('#status')).toBe('Connected as Ada');
+  const boPage = await openRoom(bo.access_token);
+
+  // Presence: Ada sees Bo arrive; Bo's snapshot lists both.
+  await adaPage.waitForFunction(presentCount(2));
+  expect(await names(adaPage)).toEqual(['Ada (host)', 'Bo (participant)']);
+  expect((await names(boPage)).sort()).toEqual(['Ada (host)', 'Bo (participant)']);
+
+  // Chat, shown as text to both (a name or message is never parsed as HTML).
+  const text = 'Hello <img src=x onerror="document.body.dataset.owned=1"> everyone';
+  await boPage.fill('#chat-text', text);
+  await boPage.click('#chat-form button');
+  for (const page of [adaPage, boPage]) {
+    await page.waitForSelector('#chat li');
+    expect(await page.textContent('#chat li .sender')).toBe('Bo');
+    expect(await page.textContent('#chat li .text')).toBe(text);
+    expect(await page.$('#chat img')).toBeNull();
+    expect(await page.getAttribute('body', 'data-owned')).toBeNull();
+  }
+
+  // Bo raises a hand; Ada sees it beside Bo's name.
+  await boPage.click('#hand');
+  await adaPage.waitForSelector(`#participants li.raised[data-id="${bo.participant.id}"]`);
+  await boPage.waitForSelector('#hand:text-is("Lower hand")');
+
+  // Recording notices: announced as RecordingService announces them (a real start needs the media provider, which
+  // test/integration/recordings covers; here only what the page shows matters).
+  const recording = { tenantId: tenant.id, roomId: room.id, recordingId: '0193a000-0000-7000-8000-000000000001' };
+  await t.services.events.publish({ type: 'recording.started', ...recording, startedAt: new Date().toISOString() });
+  for (const page of [adaPage, boPage]) await page.waitForSelector('#recording', { state: 'visible' });
+  await t.services.events.publish({ type: 'recording.stopped', ...recording });
+  for (const page of [adaPage, boPage]) await page.waitForSelector('#recording', { state: 'hidden' });
+  expect(await adaPage.textContent('#notices')).toContain('Recording stopped');
+
+  // The tenant removes Bo: Bo's page says so (close 4003), Ada sees Bo leave.
+  const kick = await t.request.delete(`/api/v1/rooms/${room.id}/participants/${bo.participant.id}`).set(tenant.auth);
+  expect(kick.status).toBe(204);
+  await boPage.waitForSelector('body[data-close-code="4003"]');
+  expect(await boPage.textContent('#status')).toBe('Disconnected: you were removed from the room');
+  expect(await boPage.isDisabled('#chat-text')).toBe(true);
+  await adaPage.waitForFunction(presentCount(1));
+  expect(await names(adaPage)).toEqual(['Ada (host)']);
+  expect(await adaPage.textContent('#notices')).toContain('Bo left');
+  expect(pageErrors).toEqual([]);
+});
+
+test('a token the server refuses leaves the page disconnected, saying why', async () => {
+  const page = await browser.newPage();
+  const wsBase = server.baseUrl.replace(/^http/, 'ws');
+  await page.goto(`${web.url}#server=${encodeURIComponent(wsBase)}&token=not-a-token`);
+  await page.waitForSelector('body[data-close-code]');
+  expect(await page.textContent('#status')).toBe('Disconnected: could not connect (check the token and the server)');
+  await page.close();
+});

@@ -1,0 +1,192 @@
+"""The whole integrator flow driven through the Python client generated from spec/openapi.yaml (`npm run sdk`,
+DECISIONS §12), with no hand edits to the client. Run by test/sdk/python.test.ts with the generated package on
+PYTHONPATH and CONVENE_BASE_URL, CONVENE_ADMIN_KEY, CONVENE_WEBHOOK_URL set. Progress lines go to stderr; the last
+line on stdout is the JSON result (the FlowResult of test/sdk/flow-types.ts)."""
+
+import json
+import os
+import sys
+import time
+import urllib.request
+
+import convene_client as cc
+from convene_client.exceptions import ApiException
+
+BASE_URL = os.environ["CONVENE_BASE_URL"]
+POLL_SECONDS = 0.1
+POLL_LIMIT_SECONDS = 60
+
+
+def log(line):
+    print(line, file=sys.stderr, flush=True)
+
+
+def client(**credentials):
+    return cc.ApiClient(cc.Configuration(host=BASE_URL, **credentials))
+
+
+def with_key(api_key):
+    return client(api_key={"ApiKeyAuth": api_key})
+
+
+def status_of(call):
+    try:
+        call()
+        return 200
+    except ApiException as error:
+        return error.status
+
+
+def camel_case(model):
+    """A model as the TypeScript flow reports it: camelCase keys, unset fields left out."""
+    parts = lambda key: key.split("_")
+    return {parts(k)[0] + "".join(p.title() for p in parts(k)[1:]): v for k, v in model.to_dict().items() if v is not None}
+
+
+def if_implemented(step, call):
+    """Runs a step whose operation another branch implements; on 501 it says so and returns None."""
+    try:
+        return call()
+    except ApiException as error:
+        if error.status == 501:
+            log(f"SKIPPED {step}: the server answers 501 NOT_IMPLEMENTED")
+            return None
+        raise
+
+
+def until(what, probe):
+    deadline = time.monotonic() + POLL_LIMIT_SECONDS
+    while True:
+        value = probe()
+        if value is not None:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        time.sleep(POLL_SECONDS)
+
+
+def main():
+    operator = client(api_key={"AdminKeyAuth": os.environ["CONVENE_ADMIN_KEY"]})
+    created = cc.TenantsApi(operator).create_tenant(cc.CreateTenantRequest(name="SDK Python")).data
+    log(f"tenant {created.id} created")
+
+    tenant_by_key = with_key(created.api_key)
+    cc.TenantsApi(tenant_by_key).update_tenant(created.id, cc.UpdateTenantRequest(name="SDK Python renamed"))
+    cc.TenantsApi(operator).update_tenant(created.id, cc.UpdateTenantRequest(max_concurrent_rooms=20))
+    updated = cc.TenantsApi(tenant_by_key).get_tenant(created.id).data
+
+    auth = cc.AuthenticationApi(client())
+    issued = auth.issue_token(cc.IssueTokenRequest(api_key=created.api_key)).data
+    refreshed = auth.refresh_token(cc.RefreshTokenRequest(refresh_token=issued.refresh_token)).data
+    log(f"token issued and refreshed (expires in {refreshed.expires_in} s)")
+    # From here on the tenant speaks with its access token (BearerAuth), as a server would.
+    tenant = client(access_token=refreshed.access_token)
+
+    cc.TenantsApi(tenant).update_tenant_config(
+        created.id,
+        cc.TenantConfigPatch(
+            transcription_enabled=True,
+            post_meeting_webhook=cc.PostMeetingWebhookPatch(
+                enabled=True, url=os.environ["CONVENE_WEBHOOK_URL"], secret="sdk-webhook-secret-0123456789"
+            ),
+        ),
+    )
+
+    rooms = cc.RoomsApi(tenant)
+    room = rooms.create_room(
+        cc.CreateRoomRequest(name=f"sdk-py-{int(time.time() * 1000)}", config=cc.RoomConfigInput(recording_enabled=True))
+    )
+    fetched = rooms.get_room(room.id)
+    log(f"room {fetched.id} ({fetched.name}) created")
+
+    participants = cc.ParticipantsApi(tenant)
+    host = participants.add_participant(room.id, cc.AddParticipantRequest(display_name="Host", role=cc.Role.HOST))
+    bulk = participants.bulk_add_participants(
+        room.id,
+        cc.BulkAddParticipantsRequest(
+            participants=[
+                cc.BulkParticipantInput(display_name="Ada"),
+                cc.BulkParticipantInput(display_name="Grace", role=cc.Role.PARTICIPANT),
+            ]
+        ),
+    )
+    listed = participants.list_participants(room.id)
+    log(f"{len(listed.participants)} participants")
+
+    # The host's own auth_token may start and stop the recording of its room.
+    recordings = cc.RecordingsApi(client(access_token=host.auth_token))
+    started = recordings.start_recording(room.id).data
+    tenant_recordings = cc.RecordingsApi(tenant)
+    pending = tenant_recordings.download_recording(started.id)
+    recordings.stop_recording(room.id)
+
+    def ready():
+        recording = tenant_recordings.get_recording(started.id).data
+        if recording.status == cc.RecordingStatus.FAILED:
+            raise RuntimeError("recording failed")
+        return recording if recording.status == cc.RecordingStatus.READY else None
+
+    until("the recording to be ready", ready)
+    download = tenant_recordings.download_recording(started.id)
+    with urllib.request.urlopen(download.download_url) as response:
+        downloaded_bytes = len(response.read())
+    log(f"recording {started.id} ready, downloaded {downloaded_bytes} bytes")
+
+    transcription = cc.TranscriptionApi(tenant)
+
+    def transcribe():
+        transcription.queue_transcription(started.id, cc.QueueTranscriptionRequest(room_id=room.id))
+
+        def finished():
+            transcript = transcription.get_recording_transcript(started.id).data
+            return transcript if transcript.status in (cc.TranscriptStatus.COMPLETED, cc.TranscriptStatus.FAILED) else None
+
+        return until("the transcript", finished)
+
+    transcript = if_implemented("transcript", transcribe)
+
+    deliveries = cc.WebhookDeliveriesApi(tenant)
+
+    def resend():
+        def a_finished_delivery():
+            listed = deliveries.list_webhook_deliveries(limit=10).data
+            done = [d for d in listed if d.status in (cc.WebhookDeliveryStatus.SUCCEEDED, cc.WebhookDeliveryStatus.FAILED)]
+            return done[0] if done else None
+
+        finished = until("a finished delivery", a_finished_delivery)
+        detail = deliveries.get_webhook_delivery(finished.id).data
+        log(f"delivery {detail.id} {detail.status.value} after {detail.attempt_count} attempt(s)")
+        return deliveries.resend_webhook_delivery(finished.id).data
+
+    resent = if_implemented("delivery log and re-send", resend)
+
+    rotated = cc.TenantsApi(tenant).rotate_tenant_key(created.id).data
+    old_key_status = status_of(lambda: cc.TenantsApi(tenant_by_key).get_tenant(created.id))
+    rotated_key_works = cc.TenantsApi(with_key(rotated.api_key)).get_tenant(created.id).data.id == created.id
+    log("key rotated")
+
+    cc.TenantsApi(with_key(rotated.api_key)).delete_tenant(created.id)
+    deleted_status = status_of(lambda: cc.TenantsApi(with_key(rotated.api_key)).get_tenant(created.id))
+    log("tenant deleted")
+
+    result = {
+        "tenantId": created.id,
+        "updated": {"name": updated.name, "maxConcurrentRooms": updated.max_concurrent_rooms},
+        "roomId": room.id,
+        "participantIds": [host.participant.id] + [entry.id for entry in listed.participants],
+        "bulkResults": [{"success": entry.actual_instance.success} for entry in bulk.results],
+        "recordingId": started.id,
+        "pendingDownload": camel_case(pending),
+        "download": camel_case(download),
+        "downloadedBytes": downloaded_bytes,
+        "transcriptStatus": transcript.status.value if transcript else "not implemented",
+        "resentDeliveryId": resent.id if resent else "not implemented",
+        "rotatedKeyWorks": rotated_key_works,
+        "oldKeyStatus": old_key_status,
+        "deletedStatus": deleted_status,
+    }
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+// The typescript-fetch client generated from spec/openapi.yaml (`npm run sdk`, DECISIONS §12): it compiles under
+// strict tsc together with a flow written against it, and that flow runs the whole integrator journey against the
+// real app (test/sdk/typescript.flow.ts), with no hand edits to the generated code.
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from '../../scripts/generate.ts';
+import { generateSdk } from '../../scripts/sdk.ts';
+import { ADMIN_KEY } from '../helpers/test-app.ts';
+import type { FlowOptions, FlowResult } from './flow-types.ts';
+import { createSdkStack, expectFlowSucceeded, type SdkStack } from './sdk-stack.ts';
+
+const execFileAsync = promisify(execFile);
+let sdkDir: string;
+let sdk: SdkStack;
+
+beforeAll(async () => {
+  sdkDir = (await generateSdk('typescript-fetch')).dir;
+  sdk = await createSdkStack();
+}, 180_000);
+afterAll(async () => {
+  await sdk?.close();
+});
+
+test('the generated client and a flow written against it pass strict tsc', async () => {
+  const tsconfig = join(sdkDir, 'tsconfig.strict.json');
+  await writeFile(
+    tsconfig,
+    JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'dom'], types: [] },
+      include: ['src/**/*.ts', join(REPO_ROOT, 'test', 'sdk', 'typescript.flow.ts')],
+    }),
+  );
+  const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = await execFileAsync(process.execPath, [tsc, '-p', tsconfig]).then(
+    () => ({ code: 0, output: '' }),
+    (error: { code: number; stdout: string }) => ({ code: error.code, output: error.stdout }),
+  );
+  expect(result).toEqual({ code: 0, output: '' });
+}, 120_000);
+
+test('the whole flow runs through the generated client', async () => {
+  const flowPath = './typescript.flow.ts';
+  const { runTypeScriptFlow } = (await import(flowPath)) as { runTypeScriptFlow: (options: FlowOptions) => Promise<FlowResult> };
+  const lines: string[] = [];
+  const result = await runTypeScriptFlow({
+    baseUrl: sdk.stack.baseUrl,
+    adminKey: ADMIN_KEY,
+    webhookUrl: sdk.webhookUrl,
+    log: (line) => lines.push(line),
+  });
+  console.log(`typescript-fetch flow:\n  ${lines.join('\n  ')}`);
+  await expectFlowSucceeded(result, sdk);
+}, 120_000);
