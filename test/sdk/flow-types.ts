@@ -5,6 +5,8 @@ export interface FlowOptions {
   adminKey: string;
   /** Where the tenant's post-meeting webhook points (a receiver the caller runs). */
   webhookUrl: string;
+  /** The secret the flow gives that webhook (the receiver verifies signatures with it). */
+  webhookSecret: string;
   log: (line: string) => void;
 }
 
@@ -21,8 +23,24 @@ export interface FlowResult {
   pendingDownload: { status: string; message?: string; downloadUrl?: string };
   download: { status: string; downloadUrl?: string; fileSize?: number | null; duration?: number | null; provider?: string };
   downloadedBytes: number;
-  transcriptStatus: string | 'not implemented';
-  resentDeliveryId: string | 'not implemented';
+  /** The transcript post-meeting processing made of the recording (Get Recording Transcript, polled until finished). */
+  postMeetingTranscript: { id: string; status: string; segments: number };
+  /** List Post-Meeting Transcripts of the room. */
+  listedPostMeetingTranscripts: Array<{ id: string; recordingId: string; status: string }>;
+  /** Queue Transcription (its 202 answer), then Get Transcript polled until finished. */
+  queuedTranscript: { id: string; queuedStatus: string; recordingId: string; status: string; segments: number };
+  /** List Transcription Providers. */
+  providers: { ids: string[]; defaultProvider: string };
+  /** The recording's delivery as List Webhook Deliveries showed it, then Get Webhook Delivery once finished. */
+  delivery: {
+    id: string;
+    listedRecordingId: string | null;
+    status: string;
+    attemptCount: number;
+    attempts: Array<{ attempt: number; status: string; responseStatusCode: number | null }>;
+  };
+  /** Resend Webhook Delivery (its 202 answer), then Get Webhook Delivery of the new one once finished. */
+  resent: { id: string; resentFrom: string | null; queuedStatus: string; status: string };
   rotatedKeyWorks: boolean;
   oldKeyStatus: number;
   deletedStatus: number;

@@ -1,6 +1,6 @@
 """The whole integrator flow driven through the Python client generated from spec/openapi.yaml (`npm run sdk`,
 DECISIONS §12), with no hand edits to the client. Run by test/sdk/python.test.ts with the generated package on
-PYTHONPATH and CONVENE_BASE_URL, CONVENE_ADMIN_KEY, CONVENE_WEBHOOK_URL set. Progress lines go to stderr; the last
+PYTHONPATH and CONVENE_BASE_URL, CONVENE_ADMIN_KEY, CONVENE_WEBHOOK_URL, CONVENE_WEBHOOK_SECRET set. Progress lines go to stderr; the last
 line on stdout is the JSON result (the FlowResult of test/sdk/flow-types.ts)."""
 
 import json
@@ -43,13 +43,12 @@ def camel_case(model):
     return {parts(k)[0] + "".join(p.title() for p in parts(k)[1:]): v for k, v in model.to_dict().items() if v is not None}
 
 
-def if_implemented(step, call):
-    """Runs a step whose operation another branch implements; on 501 it says so and returns None."""
+def unless_not_found(call):
+    """A read that is 404 until the thing exists (a transcript post-meeting processing has not made yet): None."""
     try:
         return call()
     except ApiException as error:
-        if error.status == 501:
-            log(f"SKIPPED {step}: the server answers 501 NOT_IMPLEMENTED")
+        if error.status == 404:
             return None
         raise
 
@@ -87,7 +86,10 @@ def main():
         cc.TenantConfigPatch(
             transcription_enabled=True,
             post_meeting_webhook=cc.PostMeetingWebhookPatch(
-                enabled=True, url=os.environ["CONVENE_WEBHOOK_URL"], secret="sdk-webhook-secret-0123456789"
+                enabled=True,
+                url=os.environ["CONVENE_WEBHOOK_URL"],
+                secret=os.environ["CONVENE_WEBHOOK_SECRET"],
+                include_recording=True,
             ),
         ),
     )
@@ -132,33 +134,61 @@ def main():
         downloaded_bytes = len(response.read())
     log(f"recording {started.id} ready, downloaded {downloaded_bytes} bytes")
 
+    # The post-meeting transcript: the worker transcribes the recording once it is stored (transcription_enabled).
     transcription = cc.TranscriptionApi(tenant)
 
-    def transcribe():
-        transcription.queue_transcription(started.id, cc.QueueTranscriptionRequest(room_id=room.id))
+    def post_meeting_transcript():
+        found = unless_not_found(lambda: transcription.get_recording_transcript(started.id))
+        if found and found.data.status == cc.TranscriptStatus.FAILED:
+            raise RuntimeError("post-meeting transcript failed")
+        return found.data if found and found.data.status == cc.TranscriptStatus.COMPLETED else None
 
-        def finished():
-            transcript = transcription.get_recording_transcript(started.id).data
-            return transcript if transcript.status in (cc.TranscriptStatus.COMPLETED, cc.TranscriptStatus.FAILED) else None
+    post_meeting = until("the post-meeting transcript", post_meeting_transcript)
+    listed_post_meeting = transcription.list_post_meeting_transcripts(room.id).data
+    log(f"post-meeting transcript {post_meeting.id}: {len(post_meeting.content.segments)} segments")
 
-        return until("the transcript", finished)
+    provider_list = transcription.list_transcription_providers()
+    queued_answer = transcription.queue_transcription_with_http_info(started.id, cc.QueueTranscriptionRequest(room_id=room.id))
+    if queued_answer.status_code != 202:
+        raise RuntimeError(f"Queue Transcription answered {queued_answer.status_code}, not 202")
+    queued = queued_answer.data
 
-    transcript = if_implemented("transcript", transcribe)
+    def queued_transcript_done():
+        transcript = transcription.get_transcript(queued.transcript_id).data
+        if transcript.status == cc.TranscriptStatus.FAILED:
+            raise RuntimeError("queued transcript failed")
+        return transcript if transcript.status == cc.TranscriptStatus.COMPLETED else None
 
+    queued_transcript = until("the queued transcript", queued_transcript_done)
+    log(f"queued transcript {queued_transcript.id} ({provider_list.default_provider}): {len(queued_transcript.content.segments)} segments")
+
+    # The recording's delivery to the tenant's receiver, in the delivery log until it has succeeded.
     deliveries = cc.WebhookDeliveriesApi(tenant)
 
-    def resend():
-        def a_finished_delivery():
-            listed = deliveries.list_webhook_deliveries(limit=10).data
-            done = [d for d in listed if d.status in (cc.WebhookDeliveryStatus.SUCCEEDED, cc.WebhookDeliveryStatus.FAILED)]
-            return done[0] if done else None
+    def the_recordings_delivery():
+        listed = deliveries.list_webhook_deliveries(limit=10).data
+        delivery = next((d for d in listed if d.recording_id == started.id), None)
+        if delivery and delivery.status == cc.WebhookDeliveryStatus.FAILED:
+            raise RuntimeError(f"delivery {delivery.id} failed")
+        return delivery if delivery and delivery.status == cc.WebhookDeliveryStatus.SUCCEEDED else None
 
-        finished = until("a finished delivery", a_finished_delivery)
-        detail = deliveries.get_webhook_delivery(finished.id).data
-        log(f"delivery {detail.id} {detail.status.value} after {detail.attempt_count} attempt(s)")
-        return deliveries.resend_webhook_delivery(finished.id).data
+    listed_delivery = until("the recording's delivery to succeed", the_recordings_delivery)
+    delivery = deliveries.get_webhook_delivery(listed_delivery.id).data
+    log(f"delivery {delivery.id} {delivery.status.value} after {delivery.attempt_count} attempt(s)")
 
-    resent = if_implemented("delivery log and re-send", resend)
+    resent_answer = deliveries.resend_webhook_delivery_with_http_info(delivery.id)
+    if resent_answer.status_code != 202:
+        raise RuntimeError(f"Resend Webhook Delivery answered {resent_answer.status_code}, not 202")
+    resent = resent_answer.data.data
+
+    def resent_done():
+        detail = deliveries.get_webhook_delivery(resent.id).data
+        if detail.status == cc.WebhookDeliveryStatus.FAILED:
+            raise RuntimeError(f"re-sent delivery {detail.id} failed")
+        return detail if detail.status == cc.WebhookDeliveryStatus.SUCCEEDED else None
+
+    resent_finished = until("the re-sent delivery to succeed", resent_done)
+    log(f"re-sent as {resent.id}: {resent_finished.status.value}")
 
     rotated = cc.TenantsApi(tenant).rotate_tenant_key(created.id).data
     old_key_status = status_of(lambda: cc.TenantsApi(tenant_by_key).get_tenant(created.id))
@@ -179,8 +209,40 @@ def main():
         "pendingDownload": camel_case(pending),
         "download": camel_case(download),
         "downloadedBytes": downloaded_bytes,
-        "transcriptStatus": transcript.status.value if transcript else "not implemented",
-        "resentDeliveryId": resent.id if resent else "not implemented",
+        "postMeetingTranscript": {
+            "id": post_meeting.id,
+            "status": post_meeting.status.value,
+            "segments": len(post_meeting.content.segments),
+        },
+        "listedPostMeetingTranscripts": [
+            {"id": entry.id, "recordingId": entry.recording_id, "status": entry.status.value} for entry in listed_post_meeting
+        ],
+        "queuedTranscript": {
+            "id": queued.transcript_id,
+            "queuedStatus": queued.status,
+            "recordingId": queued_transcript.recording_id,
+            "status": queued_transcript.status.value,
+            "segments": len(queued_transcript.content.segments),
+        },
+        "providers": {
+            "ids": [provider.id for provider in provider_list.providers],
+            "defaultProvider": provider_list.default_provider,
+        },
+        "delivery": {
+            "id": delivery.id,
+            "listedRecordingId": listed_delivery.recording_id,
+            "status": delivery.status.value,
+            "attemptCount": delivery.attempt_count,
+            "attempts": [
+                {"attempt": a.attempt, "status": a.status, "responseStatusCode": a.response_status_code} for a in delivery.attempts
+            ],
+        },
+        "resent": {
+            "id": resent.id,
+            "resentFrom": resent.resent_from,
+            "queuedStatus": resent.status.value,
+            "status": resent_finished.status.value,
+        },
         "rotatedKeyWorks": rotated_key_works,
         "oldKeyStatus": old_key_status,
         "deletedStatus": deleted_status,

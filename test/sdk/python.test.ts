@@ -8,7 +8,7 @@ import { REPO_ROOT } from '../../scripts/generate.ts';
 import { pythonSdkEnv } from '../../scripts/sdk.ts';
 import { ADMIN_KEY } from '../helpers/test-app.ts';
 import type { FlowResult } from './flow-types.ts';
-import { createSdkStack, expectFlowSucceeded, type SdkStack } from './sdk-stack.ts';
+import { createSdkStack, expectFlowSucceeded, SDK_WEBHOOK_SECRET, type SdkStack } from './sdk-stack.ts';
 
 const execFileAsync = promisify(execFile);
 let env: { python: string; pythonPath: string };
@@ -30,6 +30,7 @@ test('the whole flow runs through the generated client', async () => {
       CONVENE_BASE_URL: sdk.stack.baseUrl,
       CONVENE_ADMIN_KEY: ADMIN_KEY,
       CONVENE_WEBHOOK_URL: sdk.webhookUrl,
+      CONVENE_WEBHOOK_SECRET: SDK_WEBHOOK_SECRET,
     },
     maxBuffer: 4 * 1024 * 1024,
   });

@@ -1,44 +1,52 @@
-// What both SDK tests need: the recording stack (app on a real port, development media server, a real worker), a
-// webhook receiver for the tenant's post-meeting webhook, and the checks a flow's result must pass.
-import { createServer, type Server } from 'node:http';
+// What both SDK tests need: the recording stack (app on a real port, development media server, a real worker) with
+// the `openai` transcription provider pointed at the development media server, a real webhook receiver for the
+// tenant's post-meeting webhook (test/helpers/webhook-receiver.ts), and the checks a flow's result must pass.
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRecordingStack, type RecordingStack } from '../helpers/recording-stack.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import type { FlowResult } from './flow-types.ts';
+
+/** The secret the flows give the tenant's post-meeting webhook; the receiver verifies signatures with it. */
+export const SDK_WEBHOOK_SECRET = 'sdk-webhook-secret-0123456789';
 
 export interface SdkStack {
   stack: RecordingStack;
+  receiver: WebhookReceiver;
   webhookUrl: string;
-  /** Bodies the webhook receiver got. */
-  received: string[];
   close(): Promise<void>;
 }
 
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
 export async function createSdkStack(): Promise<SdkStack> {
-  const stack = await createRecordingStack();
-  await stack.startWorker();
-  const received: string[] = [];
-  const receiver: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      received.push(body);
-      res.writeHead(200).end();
-    });
+  const receiver = await startWebhookReceiver(SDK_WEBHOOK_SECRET);
+  // The media server's port is chosen first so the worker's OPENAI_BASE_URL can name it (as the pipeline test does).
+  const mediaPort = await freePort();
+  const stack = await createRecordingStack({
+    media: { port: mediaPort, recordingSeconds: 30 },
+    env: { OPENAI_BASE_URL: `http://127.0.0.1:${mediaPort}/v1` },
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  await stack.startWorker();
   return {
     stack,
-    webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/convene`,
-    received,
+    receiver,
+    webhookUrl: receiver.url,
     async close() {
-      await new Promise<void>((resolve) => receiver.close(() => resolve()));
       await stack.close();
+      await receiver.close();
     },
   };
 }
 
 /** The checks every SDK flow passes: what the client parsed agrees with the server's state and the provider's file. */
-export async function expectFlowSucceeded(result: FlowResult, { stack, received }: SdkStack): Promise<void> {
+export async function expectFlowSucceeded(result: FlowResult, { stack, receiver }: SdkStack): Promise<void> {
   expect(result.updated).toEqual({ name: expect.stringMatching(/renamed$/), maxConcurrentRooms: 20 });
   expect(result.bulkResults).toEqual([{ success: true }, { success: true }]);
   // The host plus the two bulk participants, listed back with the ids the client was given.
@@ -56,12 +64,38 @@ export async function expectFlowSucceeded(result: FlowResult, { stack, received 
   });
   expect(result.downloadedBytes).toBe(upstream.size_bytes);
 
-  // Transcripts and the delivery log are built in other branches (501 here, and the flow logs SKIPPED): once they
-  // answer, these checks apply. The lead removes the escape at merge.
-  if (result.transcriptStatus !== 'not implemented') expect(result.transcriptStatus).toBe('completed');
-  if (result.resentDeliveryId !== 'not implemented') {
-    expect(result.resentDeliveryId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(received.some((body) => body.includes(result.recordingId))).toBe(true);
+  // Both transcripts are the meeting the provider "heard": the development media server knows its script.
+  const script = stack.media.transcriptFor(upstream.id);
+  expect(script.segments.length).toBeGreaterThan(0);
+  expect(result.postMeetingTranscript).toMatchObject({ status: 'completed', segments: script.segments.length });
+  expect(result.listedPostMeetingTranscripts).toEqual([{ id: result.postMeetingTranscript.id, recordingId: result.recordingId, status: 'completed' }]);
+  expect(result.queuedTranscript).toEqual({
+    id: expect.not.stringMatching(`^${result.postMeetingTranscript.id}$`),
+    queuedStatus: 'pending',
+    recordingId: result.recordingId,
+    status: 'completed',
+    segments: script.segments.length,
+  });
+  expect(result.providers).toEqual({ ids: ['openai'], defaultProvider: 'openai' });
+
+  // The delivery log agrees with what the receiver got: one signed webhook about the recording, then its re-send.
+  expect(result.delivery).toEqual({
+    id: expect.any(String),
+    listedRecordingId: result.recordingId,
+    status: 'succeeded',
+    attemptCount: 1,
+    attempts: [{ attempt: 1, status: 'succeeded', responseStatusCode: 200 }],
+  });
+  expect(result.resent).toEqual({ id: expect.any(String), resentFrom: result.delivery.id, queuedStatus: 'pending', status: 'succeeded' });
+  expect(result.resent.id).not.toBe(result.delivery.id);
+  const hooks = await receiver.waitFor(2);
+  expect(hooks.map((hook) => hook.headers['x-convene-delivery'])).toEqual([result.delivery.id, result.resent.id]);
+  for (const hook of hooks) {
+    expect(hook.signatureValid).toBe(true);
+    expect(hook.schemaErrors).toBeNull();
+    expect(hook.headers['x-convene-event']).toBe('meeting.recording_ready');
+    expect(hook.json.meeting.id).toBe(result.roomId);
+    expect(hook.json.recording.id).toBe(result.recordingId);
   }
 
   expect(result.rotatedKeyWorks).toBe(true);

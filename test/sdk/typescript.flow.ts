@@ -27,15 +27,12 @@ async function statusOf(call: Promise<unknown>): Promise<number> {
   }
 }
 
-/** Runs a step whose operation another branch implements; on 501 it says so and returns undefined. */
-async function ifImplemented<T>(step: string, log: (line: string) => void, call: () => Promise<T>): Promise<T | undefined> {
+/** A read that is 404 until the thing exists (a transcript post-meeting processing has not made yet): undefined. */
+async function unlessNotFound<T>(call: Promise<T>): Promise<T | undefined> {
   try {
-    return await call();
+    return await call;
   } catch (error) {
-    if (error instanceof ResponseError && error.response.status === 501) {
-      log(`SKIPPED ${step}: the server answers 501 NOT_IMPLEMENTED`);
-      return undefined;
-    }
+    if (error instanceof ResponseError && error.response.status === 404) return undefined;
     throw error;
   }
 }
@@ -50,7 +47,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
   }
 }
 
-export async function runTypeScriptFlow({ baseUrl, adminKey, webhookUrl, log }: FlowOptions): Promise<FlowResult> {
+export async function runTypeScriptFlow({ baseUrl, adminKey, webhookUrl, webhookSecret, log }: FlowOptions): Promise<FlowResult> {
   // The operator: the admin key is the client's one apiKey (sent as X-Admin-Key and X-API-Key; DECISIONS §12).
   const operator = new Configuration({ basePath: baseUrl, apiKey: adminKey });
   const created = (await new TenantsApi(operator).createTenant({ createTenantRequest: { name: 'SDK TypeScript' } })).data;
@@ -73,7 +70,7 @@ export async function runTypeScriptFlow({ baseUrl, adminKey, webhookUrl, log }: 
     id: created.id,
     tenantConfigPatch: {
       transcriptionEnabled: true,
-      postMeetingWebhook: { enabled: true, url: webhookUrl, secret: 'sdk-webhook-secret-0123456789' },
+      postMeetingWebhook: { enabled: true, url: webhookUrl, secret: webhookSecret, includeRecording: true },
     },
   });
 
@@ -107,25 +104,47 @@ export async function runTypeScriptFlow({ baseUrl, adminKey, webhookUrl, log }: 
   const downloadedBytes = (await file.arrayBuffer()).byteLength;
   log(`recording ${started.id} ready, downloaded ${downloadedBytes} bytes`);
 
+  // The post-meeting transcript: the worker transcribes the recording once it is stored (transcriptionEnabled).
   const transcription = new TranscriptionApi(tenant);
-  const transcript = await ifImplemented('transcript', log, async () => {
-    await transcription.queueTranscription({ id: started.id, queueTranscriptionRequest: { roomId: room.id } });
-    return until('the transcript', async () => {
-      const { data } = await transcription.getRecordingTranscript({ id: started.id });
-      return data.status === 'completed' || data.status === 'failed' ? data : undefined;
-    });
+  const postMeeting = await until('the post-meeting transcript', async () => {
+    const found = await unlessNotFound(transcription.getRecordingTranscript({ id: started.id }));
+    if (found?.data.status === 'failed') throw new Error('post-meeting transcript failed');
+    return found?.data.status === 'completed' ? found.data : undefined;
   });
+  const listedPostMeeting = (await transcription.listPostMeetingTranscripts({ id: room.id })).data;
+  log(`post-meeting transcript ${postMeeting.id}: ${postMeeting.content?.segments.length} segments`);
 
-  const deliveries = new WebhookDeliveriesApi(tenant);
-  const resent = await ifImplemented('delivery log and re-send', log, async () => {
-    const finished = await until('a finished delivery', async () => {
-      const { data } = await deliveries.listWebhookDeliveries({ limit: 10 });
-      return data.find((delivery) => delivery.status === 'succeeded' || delivery.status === 'failed');
-    });
-    const detail = (await deliveries.getWebhookDelivery({ id: finished.id })).data;
-    log(`delivery ${detail.id} ${detail.status} after ${detail.attemptCount} attempt(s)`);
-    return (await deliveries.resendWebhookDelivery({ id: finished.id })).data;
+  const providerList = await transcription.listTranscriptionProviders();
+  const queuedRaw = await transcription.queueTranscriptionRaw({ id: started.id, queueTranscriptionRequest: { roomId: room.id } });
+  if (queuedRaw.raw.status !== 202) throw new Error(`Queue Transcription answered ${queuedRaw.raw.status}, not 202`);
+  const queued = await queuedRaw.value();
+  const queuedTranscript = await until('the queued transcript', async () => {
+    const { data } = await transcription.getTranscript({ id: queued.transcriptId });
+    if (data.status === 'failed') throw new Error('queued transcript failed');
+    return data.status === 'completed' ? data : undefined;
   });
+  log(`queued transcript ${queuedTranscript.id} (${providerList.defaultProvider}): ${queuedTranscript.content?.segments.length} segments`);
+
+  // The recording's delivery to the tenant's receiver, in the delivery log until it has succeeded.
+  const deliveries = new WebhookDeliveriesApi(tenant);
+  const listedDelivery = await until('the recording\'s delivery to succeed', async () => {
+    const { data } = await deliveries.listWebhookDeliveries({ limit: 10 });
+    const delivery = data.find((entry) => entry.recordingId === started.id);
+    if (delivery?.status === 'failed') throw new Error(`delivery ${delivery.id} failed`);
+    return delivery?.status === 'succeeded' ? delivery : undefined;
+  });
+  const delivery = (await deliveries.getWebhookDelivery({ id: listedDelivery.id })).data;
+  log(`delivery ${delivery.id} ${delivery.status} after ${delivery.attemptCount} attempt(s)`);
+
+  const resentRaw = await deliveries.resendWebhookDeliveryRaw({ id: delivery.id });
+  if (resentRaw.raw.status !== 202) throw new Error(`Resend Webhook Delivery answered ${resentRaw.raw.status}, not 202`);
+  const resent = (await resentRaw.value()).data;
+  const resentDone = await until('the re-sent delivery to succeed', async () => {
+    const { data } = await deliveries.getWebhookDelivery({ id: resent.id });
+    if (data.status === 'failed') throw new Error(`re-sent delivery ${data.id} failed`);
+    return data.status === 'succeeded' ? data : undefined;
+  });
+  log(`re-sent as ${resent.id}: ${resentDone.status}`);
 
   const rotated = (await new TenantsApi(tenant).rotateTenantKey({ id: created.id })).data;
   const oldKeyStatus = await statusOf(new TenantsApi(tenantByKey).getTenant({ id: created.id }));
@@ -146,8 +165,28 @@ export async function runTypeScriptFlow({ baseUrl, adminKey, webhookUrl, log }: 
     pendingDownload,
     download,
     downloadedBytes,
-    transcriptStatus: transcript?.status ?? 'not implemented',
-    resentDeliveryId: resent?.id ?? 'not implemented',
+    postMeetingTranscript: { id: postMeeting.id, status: postMeeting.status, segments: postMeeting.content?.segments.length ?? 0 },
+    listedPostMeetingTranscripts: listedPostMeeting.map((entry) => ({ id: entry.id, recordingId: entry.recordingId, status: entry.status })),
+    queuedTranscript: {
+      id: queued.transcriptId,
+      queuedStatus: queued.status,
+      recordingId: queuedTranscript.recordingId,
+      status: queuedTranscript.status,
+      segments: queuedTranscript.content?.segments.length ?? 0,
+    },
+    providers: { ids: providerList.providers.map((provider) => provider.id), defaultProvider: providerList.defaultProvider },
+    delivery: {
+      id: delivery.id,
+      listedRecordingId: listedDelivery.recordingId,
+      status: delivery.status,
+      attemptCount: delivery.attemptCount,
+      attempts: delivery.attempts.map((attempt) => ({
+        attempt: attempt.attempt,
+        status: attempt.status,
+        responseStatusCode: attempt.responseStatusCode ?? null,
+      })),
+    },
+    resent: { id: resent.id, resentFrom: resent.resentFrom ?? null, queuedStatus: resent.status, status: resentDone.status },
     rotatedKeyWorks,
     oldKeyStatus,
     deletedStatus,

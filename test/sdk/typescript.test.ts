@@ -9,7 +9,7 @@ import { REPO_ROOT } from '../../scripts/generate.ts';
 import { generateSdk } from '../../scripts/sdk.ts';
 import { ADMIN_KEY } from '../helpers/test-app.ts';
 import type { FlowOptions, FlowResult } from './flow-types.ts';
-import { createSdkStack, expectFlowSucceeded, type SdkStack } from './sdk-stack.ts';
+import { createSdkStack, expectFlowSucceeded, SDK_WEBHOOK_SECRET, type SdkStack } from './sdk-stack.ts';
 
 const execFileAsync = promisify(execFile);
 let sdkDir: string;
@@ -48,6 +48,7 @@ test('the whole flow runs through the generated client', async () => {
     baseUrl: sdk.stack.baseUrl,
     adminKey: ADMIN_KEY,
     webhookUrl: sdk.webhookUrl,
+    webhookSecret: SDK_WEBHOOK_SECRET,
     log: (line) => lines.push(line),
   });
   console.log(`typescript-fetch flow:\n  ${lines.join('\n  ')}`);
