@@ -6,7 +6,8 @@ import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
 import { buildPayload } from '../modules/deliveries/delivery-payload.ts';
-import { sendWebhook, type SendOutcome } from '../modules/deliveries/delivery-sender.ts';
+import { metrics } from '../metrics/metrics.ts';
+import { attemptOutcome, sendWebhook, type SendOutcome } from '../modules/deliveries/delivery-sender.ts';
 import { createDelivery } from '../modules/deliveries/delivery.service.ts';
 import {
   WebhookDeliveryAttemptSchema,
@@ -117,6 +118,8 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
           },
           () => Context.current().heartbeat({ attempt: input.attempt }),
         );
+        // Only a POST that was made counts (DECISIONS §12); a webhook disabled since is recorded, not attempted.
+        metrics.webhookAttempt(attemptOutcome(outcome));
       }
 
       const retryable = outcome.kind === 'retry' && input.nextDelaySeconds !== null;

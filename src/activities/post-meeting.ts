@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import { v7 as uuidv7 } from 'uuid';
 import type { Logger } from '../logger.ts';
+import { metrics } from '../metrics/metrics.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import { PostMeetingResultSchema, type PostMeetingError } from '../modules/post-meeting/post-meeting-result.entity.ts';
 import { RecordingSchema } from '../modules/recordings/recording.entity.ts';
@@ -133,13 +134,19 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
       if (!analyzer) throw ApplicationFailure.nonRetryable(`AI provider "${analyzerId}" is not configured`, TRANSCRIPTION_FAILURE.providerRejected);
       let insights;
       try {
-        insights = await analyzer.analyze({
-          text: transcript.text ?? '',
-          segments: transcript.content.segments,
-          language: transcript.language ?? null,
-          ...(ai?.api_key ? { apiKey: ai.api_key } : {}),
-          ...(ai?.model ? { model: ai.model } : {}),
-        });
+        const content = transcript.content;
+        // Timed whether it succeeds or throws: convene_ai_duration_seconds, by analyser (DECISIONS §12).
+        insights = await metrics.time(
+          (seconds, ok) => metrics.observeAi(analyzerId, seconds, ok),
+          () =>
+            analyzer.analyze({
+              text: transcript.text ?? '',
+              segments: content.segments,
+              language: transcript.language ?? null,
+              ...(ai?.api_key ? { apiKey: ai.api_key } : {}),
+              ...(ai?.model ? { model: ai.model } : {}),
+            }),
+        );
       } catch (err) {
         if (err instanceof ProviderError) {
           if (!err.retryable) throw ApplicationFailure.nonRetryable(`AI provider refused: ${err.message}`, TRANSCRIPTION_FAILURE.providerRejected);

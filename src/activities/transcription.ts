@@ -4,6 +4,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from '../logger.ts';
+import { metrics } from '../metrics/metrics.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import { RecordingSchema, type Recording } from '../modules/recordings/recording.entity.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
@@ -86,24 +87,28 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
       let result;
       try {
         context.heartbeat(progress);
-        result = await provider.transcribe({
-          open: async (range) => {
-            const stream = await store.open(location, range, context.cancellationSignal);
-            if (!stream) throw ApplicationFailure.nonRetryable('the recording file is missing from storage', TRANSCRIPTION_FAILURE.recordingUnavailable);
-            return stream;
-          },
-          contentType: recording.contentType ?? 'application/octet-stream',
-          sizeBytes,
-          language: config.transcription_language,
-          keywords: config.transcription_keywords,
-          profanityFilter: config.transcription_profanity_filter,
-          ...(apiKey ? { apiKey } : {}),
-          signal: context.cancellationSignal,
-          progress: (done, total) => {
-            progress = { bytesDone: done, bytesTotal: total };
-            context.heartbeat(progress);
-          },
-        });
+        // Timed whether it succeeds or throws: convene_transcription_duration_seconds (DECISIONS §12).
+        const observe = (seconds: number, ok: boolean) => metrics.observeTranscription(transcript.provider, seconds, ok);
+        result = await metrics.time(observe, () =>
+          provider.transcribe({
+            open: async (range) => {
+              const stream = await store.open(location, range, context.cancellationSignal);
+              if (!stream) throw ApplicationFailure.nonRetryable('the recording file is missing from storage', TRANSCRIPTION_FAILURE.recordingUnavailable);
+              return stream;
+            },
+            contentType: recording.contentType ?? 'application/octet-stream',
+            sizeBytes,
+            language: config.transcription_language,
+            keywords: config.transcription_keywords,
+            profanityFilter: config.transcription_profanity_filter,
+            ...(apiKey ? { apiKey } : {}),
+            signal: context.cancellationSignal,
+            progress: (done, total) => {
+              progress = { bytesDone: done, bytesTotal: total };
+              context.heartbeat(progress);
+            },
+          }),
+        );
       } catch (err) {
         throw classify(err);
       } finally {

@@ -7,10 +7,11 @@
 //   convene_http_request_duration_seconds  src/metrics/http.ts (middleware in src/app.ts), API process
 //   convene_websockets_open                src/realtime/gateway.ts, API process
 //   convene_room_events_total              src/realtime/pg-bus.ts (the one place room events are produced)
-//   convene_workflow_starts_total          the Temporal starters (recording orchestrator, tenant purge, empty-room timer)
-//   convene_webhook_attempts_total         metrics.webhookAttempt(outcome): the webhook delivery activity (issue 9)
-//   convene_transcription_duration_seconds metrics.observeTranscription(provider, seconds, ok): transcription (issue 8)
-//   convene_ai_duration_seconds            metrics.observeAi(provider, seconds, ok): AI post-processing (issue 8)
+//   convene_workflow_starts_total          the Temporal starters (recording orchestrator, tenant purge, empty-room timer,
+//                                          transcript orchestrator, delivery starter)
+//   convene_webhook_attempts_total         src/activities/deliveries.ts (attemptOutcome in delivery-sender.ts), worker
+//   convene_transcription_duration_seconds src/activities/transcription.ts, worker
+//   convene_ai_duration_seconds            src/activities/post-meeting.ts (summarisePostMeeting), worker
 // plus prom-client's default process metrics (CPU, memory, event-loop lag, GC) under the `convene_` prefix.
 // docs/metrics.md is the operator's view of the same list.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';

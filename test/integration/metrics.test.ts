@@ -7,18 +7,8 @@ import { createLogger } from '../../src/logger.ts';
 import { addParticipant, createRoom, createTenant } from '../helpers/fixtures.ts';
 import { startRealtimeServer, type RealtimeServer } from '../helpers/realtime-server.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { sample } from '../helpers/prometheus.ts';
 import { connect } from '../helpers/ws-client.ts';
-
-/** One sample of the exposition text: `name{a="x",b="y"} value`, labels compared whatever their order. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
-  }
-  return 0;
-}
 
 async function scrape(t: TestApp, headers: Record<string, string> = {}): Promise<string> {
   const res = await t.request.get('/metrics').set(headers);

@@ -1,8 +1,7 @@
 // What both SDK tests need: the recording stack (app on a real port, development media server, a real worker) with
 // the `openai` transcription provider pointed at the development media server, a real webhook receiver for the
 // tenant's post-meeting webhook (test/helpers/webhook-receiver.ts), and the checks a flow's result must pass.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { freePort } from '../helpers/free-port.ts';
 import { createRecordingStack, type RecordingStack } from '../helpers/recording-stack.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import type { FlowResult } from './flow-types.ts';
@@ -15,14 +14,6 @@ export interface SdkStack {
   receiver: WebhookReceiver;
   webhookUrl: string;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 export async function createSdkStack(): Promise<SdkStack> {

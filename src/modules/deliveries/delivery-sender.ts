@@ -3,6 +3,7 @@
 // guard's lookup, so the address connected to is the address checked (no DNS rebinding).
 import http from 'node:http';
 import https from 'node:https';
+import type { WebhookAttemptOutcome } from '../../metrics/metrics.ts';
 import { signWebhook } from '../../security/signatures.ts';
 import { assertSafeWebhookUrl, createSafeLookup, UnsafeUrlError } from '../../security/ssrf-guard.ts';
 
@@ -33,6 +34,8 @@ export type SendOutcome =
       responseBody: string | null;
       /** 429's Retry-After in seconds (bounded), when the receiver sent one. */
       retryAfterSeconds?: number;
+      /** The receiver did not answer within WEBHOOK_TIMEOUT_MS (statusCode is null). */
+      timedOut?: true;
     };
 
 /** The headers of one attempt: signed afresh, with the current time (receivers refuse stale timestamps). */
@@ -97,10 +100,18 @@ export async function sendWebhook(req: SendRequest, onProgress?: () => void): Pr
     });
     return classify(answer.statusCode, answer.headers, answer.body || null, elapsed());
   } catch (err) {
-    return { kind: 'retry', statusCode: null, durationMs: elapsed(), error: describeNetworkError(err), responseBody: null };
+    const timedOut = err instanceof TimeoutError ? { timedOut: true as const } : {};
+    return { kind: 'retry', statusCode: null, durationMs: elapsed(), error: describeNetworkError(err), responseBody: null, ...timedOut };
   } finally {
     if (ticker) clearInterval(ticker);
   }
+}
+
+/** How an attempt ended, as convene_webhook_attempts_total counts it (DECISIONS §12). */
+export function attemptOutcome(outcome: SendOutcome): WebhookAttemptOutcome {
+  if (outcome.kind === 'succeeded') return 'succeeded';
+  if (outcome.statusCode !== null) return 'http_error';
+  return outcome.timedOut ? 'timeout' : 'network_error';
 }
 
 /** The response rules of DECISIONS §10, in one place. */

@@ -1,6 +1,7 @@
 // The API side of the delivery workflow: starts it through the Temporal client (a re-send). The post-meeting workflow
 // starts the same workflow as a child with the same id, search attributes and summary (deliveryStartOptions).
 import type { Client } from '@temporalio/client';
+import { metrics } from '../../metrics/metrics.ts';
 import type { webhookDeliveryWorkflow } from '../../../workflows/webhook-delivery.ts';
 import { searchAttributesFor, webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
 import type { WebhookDelivery } from './delivery.entity.ts';
@@ -35,5 +36,6 @@ export class TemporalDeliveryStarter implements DeliveryStarter {
         deliveryId: delivery.id,
       }),
     });
+    metrics.workflowStarted('webhookDeliveryWorkflow');
   }
 }

@@ -2,6 +2,7 @@
 // from workflows/shared.ts (derived from the transcript), with the search attributes and the one-line summary every
 // start carries (DECISIONS §13). Ids only in the input: the activities resolve keys and settings themselves.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { metrics } from '../../metrics/metrics.ts';
 import type { transcriptionWorkflow } from '../../../workflows/transcription.ts';
 import { searchAttributesFor, transcriptionWorkflowId } from '../../../workflows/shared.ts';
 
@@ -36,6 +37,7 @@ export class TemporalTranscriptionOrchestrator implements TranscriptionOrchestra
         typedSearchAttributes: searchAttributesFor({ tenantId, roomId, recordingId }),
         staticSummary: `transcribe recording ${recordingId} (transcript ${transcriptId})`,
       });
+      metrics.workflowStarted('transcriptionWorkflow');
     } catch (err) {
       // The transcript's run finished already: nothing to start.
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;

@@ -8,8 +8,10 @@ import { WebhookDeliveryAttemptSchema } from '../../../src/modules/deliveries/de
 import { webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
 import { configureWebhook, processedRecording, RECORDING_BYTES, SEGMENTS } from '../../helpers/delivery-fixtures.ts';
 import { addParticipant, bearer, createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
+import { freePort } from '../../helpers/free-port.ts';
 import { createRecordingStack, type RecordingStack, type WorkerProcess } from '../../helpers/recording-stack.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
+import { sample } from '../../helpers/prometheus.ts';
 
 const SECRET = 'whsec_integration_secret_0123456789abcdef';
 const SCHEDULE = [0, 1, 1, 1, 1, 1];
@@ -20,9 +22,21 @@ let receiver: WebhookReceiver;
 let tenant: TenantFixture;
 let other: TenantFixture;
 let room: { id: string; name: string };
+let workerMetricsPort: number;
+
+/** The worker's convene_webhook_attempts_total by outcome. */
+async function attemptCounts(): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`)).text();
+  const outcomes = ['succeeded', 'http_error', 'timeout', 'network_error'];
+  return Object.fromEntries(outcomes.map((outcome) => [outcome, sample(text, 'convene_webhook_attempts_total', { outcome })]));
+}
 
 beforeAll(async () => {
-  stack = await createRecordingStack({ env: { WEBHOOK_RETRY_DELAYS: SCHEDULE.join(','), WEBHOOK_TIMEOUT_MS: '1500' } });
+  // The worker serves its own /metrics (DECISIONS §12), where each attempt is counted by outcome.
+  workerMetricsPort = await freePort();
+  stack = await createRecordingStack({
+    env: { WEBHOOK_RETRY_DELAYS: SCHEDULE.join(','), WEBHOOK_TIMEOUT_MS: '1500', WORKER_METRICS_PORT: String(workerMetricsPort) },
+  });
   worker = await stack.startWorker();
   receiver = await startWebhookReceiver(SECRET);
   tenant = await createTenant(stack.t);
@@ -184,9 +198,10 @@ test('a 3xx is a failure: the redirect is never followed', async () => {
   }
 }, 60_000);
 
-test('500, then a timeout, then a connection reset, then 200: succeeded with 4 attempts recorded', async () => {
+test('500, then a timeout, then a connection reset, then 200: succeeded with 4 attempts recorded, each counted by outcome', async () => {
   receiver.script([{ status: 500 }, { hang: true }, { reset: true }, { status: 200 }]);
   const before = receiver.received.length;
+  const countsBefore = await attemptCounts();
   const { deliveryId } = await deliver();
   expect(await result(deliveryId)).toEqual({ status: 'succeeded', attempts: 4 });
   const hooks = since(before);
@@ -204,6 +219,14 @@ test('500, then a timeout, then a connection reset, then 200: succeeded with 4 a
   ]);
   expect(res.body.data.attempts[1].duration_ms).toBeGreaterThanOrEqual(1400);
   expect(res.body.data.attempts[0].next_attempt_at).not.toBeNull();
+  // The worker's /metrics moved once per outcome (the workflow's result means every attempt was recorded).
+  const countsAfter = await attemptCounts();
+  expect(Object.fromEntries(Object.entries(countsAfter).map(([outcome, n]) => [outcome, n - countsBefore[outcome]!]))).toEqual({
+    succeeded: 1,
+    http_error: 1,
+    timeout: 1,
+    network_error: 1,
+  });
 }, 60_000);
 
 test('429 with Retry-After: the next attempt waits for it (longer than the 1 s schedule)', async () => {

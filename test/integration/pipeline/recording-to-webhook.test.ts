@@ -1,31 +1,28 @@
 // The whole product path in one run, as a tenant sees it: a recording made at the (development) media provider is
 // ingested into S3, transcribed by the `openai` provider (the development media server), summarised by the builtin
 // analyser, and delivered as a signed `meeting.recording_ready` webhook to a real receiver; the delivery log shows it.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { postMeetingWorkflowId } from '../../../workflows/shared.ts';
+import { postMeetingWorkflowId, transcriptionWorkflowId } from '../../../workflows/shared.ts';
 import { createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
+import { freePort } from '../../helpers/free-port.ts';
 import { createRecordingStack, type RecordingStack } from '../../helpers/recording-stack.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
+import { sample } from '../../helpers/prometheus.ts';
+import { metrics } from '../../../src/metrics/metrics.ts';
 
 const SECRET = 'whsec_pipeline_0123456789abcdef0123456789';
 let stack: RecordingStack;
 let receiver: WebhookReceiver;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+let workerMetricsUrl: string;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver(SECRET);
   const mediaPort = await freePort();
+  // The worker serves its own /metrics (DECISIONS §12): the delivery, transcription and AI work is counted there.
+  const workerMetricsPort = await freePort();
+  workerMetricsUrl = `http://127.0.0.1:${workerMetricsPort}/metrics`;
   stack = await createRecordingStack({
     media: { port: mediaPort, recordingSeconds: 30 },
-    env: { OPENAI_BASE_URL: `http://127.0.0.1:${mediaPort}/v1` },
+    env: { OPENAI_BASE_URL: `http://127.0.0.1:${mediaPort}/v1`, WORKER_METRICS_PORT: String(workerMetricsPort) },
   });
   await stack.startWorker();
 }, 120_000);
@@ -102,5 +99,51 @@ describe('recording → ingestion → transcript → summary → signed webhook'
     const transcripts = await stack.t.request.get(`/api/v1/rooms/${roomId}/post-meeting-transcripts`).set(tenant.auth).expect(200);
     expect(transcripts.body.data).toHaveLength(1);
     expect(transcripts.body.data[0]).toMatchObject({ recording_id: recordingId, status: 'completed' });
+  });
+
+  test("the worker's /metrics counts the delivery attempt, the transcription and the analysis where they ran; the API counts the workflows it starts", async () => {
+    const scrapeWorker = async () => {
+      const res = await fetch(workerMetricsUrl);
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const attempts = (text: string) => sample(text, 'convene_webhook_attempts_total', { outcome: 'succeeded' });
+    const transcriptions = (text: string) => sample(text, 'convene_transcription_duration_seconds_count', { provider: 'openai', result: 'ok' });
+    const starts = (kind: string) => sample(metricsText, 'convene_workflow_starts_total', { kind });
+    let metricsText = await metrics.registry.metrics();
+
+    // A fresh worker process did exactly this run's work: one attempt, one transcription, one builtin analysis.
+    const afterPipeline = await scrapeWorker();
+    expect(attempts(afterPipeline)).toBe(1);
+    expect(sample(afterPipeline, 'convene_webhook_attempts_total', { outcome: 'http_error' })).toBe(0);
+    expect(transcriptions(afterPipeline)).toBe(1);
+    expect(sample(afterPipeline, 'convene_transcription_duration_seconds_sum', { provider: 'openai', result: 'ok' })).toBeGreaterThan(0);
+    expect(sample(afterPipeline, 'convene_ai_duration_seconds_count', { provider: 'builtin', result: 'ok' })).toBe(1);
+    const startsBefore = { transcription: starts('transcriptionWorkflow'), delivery: starts('webhookDeliveryWorkflow') };
+
+    // A re-send and a queued transcription are started by the API process (this test's app) and run by the worker.
+    const deliveryId = receiver.received[0].headers['x-convene-delivery'];
+    const resent = await stack.t.request.post(`/api/v1/webhook-deliveries/${deliveryId}/resend`).set(tenant.auth).expect(202);
+    const queued = await stack.t.request
+      .post(`/api/v1/recordings/${recordingId}/transcribe`)
+      .set(tenant.auth)
+      .send({ room_id: roomId })
+      .expect(202);
+    metricsText = await metrics.registry.metrics();
+    expect(starts('webhookDeliveryWorkflow') - startsBefore.delivery).toBe(1);
+    expect(starts('transcriptionWorkflow') - startsBefore.transcription).toBe(1);
+
+    await receiver.waitFor(2, 60_000);
+    expect(receiver.received[1].headers['x-convene-delivery']).toBe(resent.body.data.id);
+    await stack.temporal.workflow.getHandle(transcriptionWorkflowId(queued.body.transcript_id)).result();
+    const deadline = Date.now() + 10_000;
+    let afterMore = await scrapeWorker();
+    // The activity records its attempt just after the receiver answers: wait for the count, never for a fixed time.
+    while (attempts(afterMore) < 2 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      afterMore = await scrapeWorker();
+    }
+    expect(attempts(afterMore)).toBe(2);
+    expect(transcriptions(afterMore)).toBe(2);
   });
 });
