@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { tenantPurgeWorkflow } from '../../../workflows/tenant-purge.ts';
-import { tenantPurgeWorkflowId } from '../../../workflows/shared.ts';
+import { searchAttributesFor, tenantPurgeWorkflowId } from '../../../workflows/shared.ts';
 
 /** Starts the durable removal of a deleted tenant's stored files (DECISIONS §5). */
 export interface TenantPurger {
@@ -22,6 +22,8 @@ export class TemporalTenantPurger implements TenantPurger {
       workflowId: tenantPurgeWorkflowId(tenantId),
       args: [{ tenantId }],
       workflowIdConflictPolicy: 'USE_EXISTING',
+      typedSearchAttributes: searchAttributesFor({ tenantId }),
+      staticSummary: `delete the stored files of deleted tenant ${tenantId}`,
     });
   }
 }
