@@ -3,7 +3,8 @@
 // activity failure that leaves this process passes through here, so that is the one place URLs lose their secrets.
 import { ApplicationFailure } from '@temporalio/activity';
 
-const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
+/** A URL up to whitespace or a quote; punctuation that ends a sentence ("…/x.wav: 503") is not part of it. */
+const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*[^\s"'<>.,:;)]/gi;
 /** Key=value pairs that carry credentials even outside a URL (a signed query pasted in a message, a header dump). */
 const SECRET_PAIR = /\b(sig|signature|x-amz-[a-z-]+|token|access_token|api_key|apikey|key|secret|password|expires)=[^\s&"']+/gi;
 const BEARER = /\b(bearer|basic)\s+[a-z0-9._~+/=-]+/gi;
