@@ -38,6 +38,8 @@ const taskQueue = `ingest-outages-${randomUUID()}`;
 /** The provider's API answers 500 to this many requests before it recovers (an outage). */
 let failingAnswers = 0;
 let outageAnswers = 0;
+/** Rewrites the provider's JSON answers (a provider that describes its file differently). */
+let rewrite: (body: Record<string, unknown>) => Record<string, unknown> = (body) => body;
 /** Called on each failing answer (before it is sent): lets a test look at the recording mid-outage. */
 let duringOutage: () => Promise<void> = async () => {};
 
@@ -56,7 +58,8 @@ async function startProviderWithOutages(target: string): Promise<Server> {
       return;
     }
     const answer = await fetch(new URL(req.url!, target), { method: req.method, headers: { accept: 'application/json' } });
-    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
+    const body = answer.ok ? JSON.stringify(rewrite((await answer.json()) as Record<string, unknown>)) : Buffer.from(await answer.arrayBuffer());
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return server;
@@ -80,6 +83,7 @@ beforeEach(async () => {
   failingAnswers = 0;
   outageAnswers = 0;
   duringOutage = async () => {};
+  rewrite = (body) => body;
   env = await createTimeSkippingEnv();
   worker = await Worker.create({
     connection: env.nativeConnection,
@@ -191,4 +195,16 @@ test('a recording the provider does not know (404) fails at once, with the reaso
   const api = await t.request.get(`/api/v1/recordings/${recording.id}/download`).set(tenant.auth);
   expect(api.status).toBe(400);
   expect(api.body.error.code).toBe('INVALID_STATE');
+});
+
+test('a file that is not audio or video fails at once, with the reason on the recording', async () => {
+  const upstream = media.seedRecording({ meetingId: roomId, durationSeconds: 2 });
+  const recording = await insertRecording(upstream.id);
+  rewrite = (body) => ({ ...body, content_type: 'text/html' });
+  const handle = await startIngestion(recording);
+  await expect(handle.result()).rejects.toMatchObject({ cause: { type: 'IngestionFailed' } });
+  expect(await workflowTimeSpent(handle)).toBeLessThan(MINUTE);
+  const row = await reload(recording.id);
+  expect(row.status).toBe('failed');
+  expect(row.failureReason).toContain('not a media file (content type text/html)');
 });
