@@ -43,6 +43,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Redirect to the documentation
+         * @description The service's root sends a browser to `/docs`.
+         */
+        get: operations["getRoot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -78,7 +98,9 @@ export interface paths {
         };
         /**
          * Human-readable API documentation
-         * @description An HTML page rendering this OpenAPI document; it links the AsyncAPI page, `/docs/asyncapi`.
+         * @description An HTML page rendering this OpenAPI document; it links the AsyncAPI page, `/docs/asyncapi`. Self-contained: the
+         *     page makes no request to any other host (no CDN, font or logo; a `Content-Security-Policy` enforces it). Served
+         *     gzip-compressed when the client accepts it, with an `ETag`: a request with a matching `If-None-Match` gets 304.
          */
         get: operations["getDocs"];
         put?: never;
@@ -2063,6 +2085,10 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description A strong validator of the page's content; it changes when the page does. */
+        DocsETag: string;
+        /** @description `public, max-age=300`: caches may keep the page 5 minutes, then revalidate with the `ETag`. */
+        DocsCacheControl: string;
         /**
          * @description Identifies the request in Convene's logs; equal to `error.request_id` in error bodies. A well-formed
          *     `X-Request-Id` sent by the client (1–128 of `A-Z a-z 0-9 . _ : -`) is echoed, otherwise Convene generates
@@ -2155,6 +2181,29 @@ export interface operations {
             };
         };
     };
+    getRoot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found; the documentation is at `/docs`. */
+            302: {
+                headers: {
+                    /** @description Always `/docs`. */
+                    Location?: "/docs";
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getMetrics: {
         parameters: {
             query?: never;
@@ -2186,7 +2235,10 @@ export interface operations {
     getDocs: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of a copy the client holds. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2196,11 +2248,25 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["DocsETag"];
+                    "Cache-Control": components["headers"]["DocsCacheControl"];
+                    /** @description Allows nothing but this service (and inline script and style, which the page is made of). */
+                    "Content-Security-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description Not modified; the client's copy (its `If-None-Match`) is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["DocsETag"];
+                    "Cache-Control": components["headers"]["DocsCacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
@@ -2215,7 +2281,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The documentation page. */
+            /** @description The AsyncAPI documentation page. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

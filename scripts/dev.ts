@@ -7,6 +7,8 @@ import { serveWebClient } from '../examples/web/serve.ts';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { DEFAULT_TASK_QUEUE } from '../workflows/shared.ts';
 import { projectRoot } from './tools.ts';
 import { DevSettingsError, readDevSettings, type DevSettings } from './stack/dev-settings.ts';
 import { isPortFree } from './stack/ports.ts';
@@ -119,6 +121,7 @@ async function main(): Promise<void> {
   }
   const webUrl = await startWebClient();
   printSummary(settings, [postgres, temporal, s3], { apiRunning: existsSync(entry), mediaUrl, env, webUrl });
+  if (existsSync(entry)) void announceReady(settings, env);
 
   // Anything that stops on its own (a crash, a lost port) takes the whole stack down, loudly.
   const watched = [...apps, ...services];
@@ -272,6 +275,37 @@ function printSummary(
   process.stdout.write(
     `\n${rule}\n  Convene development stack\n${rule}\n${lines.join('\n')}\n${rule}\n  Ctrl-C stops everything.\n\n`,
   );
+}
+
+/**
+ * The start-up block's last line: once the API answers /healthz and a worker polls the task queue, one "ready" line
+ * that also names the operators' command (docs/operations.md). Quiet if the stack stops first.
+ */
+async function announceReady(settings: DevSettings, env: NodeJS.ProcessEnv): Promise<void> {
+  const started = Date.now();
+  const apiUp = async () => (await fetch(`http://127.0.0.1:${settings.apiPort}/healthz`, { signal: AbortSignal.timeout(2000) })).ok;
+  const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS!, connectTimeout: '5s' });
+  const workerUp = async () => {
+    const { pollers } = await connection.workflowService.describeTaskQueue({
+      namespace: settings.temporalNamespace,
+      taskQueue: { name: env.TEMPORAL_TASK_QUEUE || DEFAULT_TASK_QUEUE },
+      taskQueueType: 1, // WORKFLOW
+    });
+    return pollers.length > 0;
+  };
+  try {
+    while (!shuttingDown && Date.now() - started < 5 * 60_000) {
+      if ((await apiUp().catch(() => false)) && (await workerUp().catch(() => false))) {
+        process.stdout.write(
+          `[dev] ready: API and worker answer (after ${((Date.now() - started) / 1000).toFixed(1)} s). Workflows: Temporal UI above, or npm run temporal -- workflow list\n`,
+        );
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  } finally {
+    await connection.close();
+  }
 }
 
 /** The dev cluster's password is a known default; an external database's is not ours to print. */

@@ -142,6 +142,24 @@ function asyncApiSchemas(asyncapiPath: string, catalogue: MessageCatalogue): str
 
 const execFileAsync = promisify(execFile);
 
+/**
+ * Redoc's bundle shows Redocly's logo from their CDN in the sidebar: a request off the service from every reader's
+ * browser (issue 15). The image's `src` becomes an empty data URL, so Redoc's own onError hides it. Icon sets on the
+ * CDN are only named, never fetched by this page; the served page's Content-Security-Policy
+ * (src/modules/system/system.routes.ts) blocks anything left anyway. Fails loudly if a Redoc upgrade moves the logo.
+ */
+const THIRD_PARTY_LOGOS = ['https://cdn.redoc.ly/redoc/logo-mini-full.svg', 'https://cdn.redoc.ly/redoc/logo-mini.svg'];
+
+function selfContained(html: string): string {
+  let out = html;
+  for (const url of THIRD_PARTY_LOGOS) {
+    if (!out.includes(url)) throw new Error(`docs page: Redoc no longer references ${url}; check where its logo comes from now`);
+    out = out.replaceAll(url, 'data:,');
+  }
+  if (/cdn\.redoc\.ly|fonts\.googleapis|fonts\.gstatic/.test(out)) throw new Error('docs page: a third-party asset is still referenced');
+  return out;
+}
+
 async function docsPage(openapiPath: string): Promise<string> {
   const scratch = await mkdtemp(join(tmpdir(), 'convene-docs-'));
   try {
@@ -153,7 +171,7 @@ async function docsPage(openapiPath: string): Promise<string> {
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
       maxBuffer: 16 * 1024 * 1024,
     });
-    const html = await readFile(output, 'utf8');
+    const html = selfContained(await readFile(output, 'utf8'));
     return `<!-- ${bannerText(shown(openapiPath))} -->\n${html}`;
   } finally {
     await rm(scratch, { recursive: true, force: true });

@@ -30,6 +30,8 @@ export interface Config {
   webhookRetryDelays: number[];
   /** How long an outgoing webhook attempt waits for the receiver's whole answer (DECISIONS §10: 30 s). */
   webhookTimeoutMs: number;
+  /** How long ingestion retries transient upstream/storage failures before the recording fails, seconds (DECISIONS §7). */
+  ingestRetryWindowSeconds: number;
   wsOriginPatterns: string[];
   rateLimitPerMinute: number;
   tokens: { issuer: string; audience: string; tenantAccessTtl: number; participantTtl: number; refreshTtl: number };
@@ -114,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretsKey: read.secretsKey('SECRETS_KEY', production ? undefined : DEVELOPMENT_SECRETS_KEY),
     webhookRetryDelays: read.durations('WEBHOOK_RETRY_DELAYS', [0, 60, 300, 900, 3600, 14400]),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 30_000, 100, 120_000),
+    ingestRetryWindowSeconds: read.duration('INGEST_RETRY_WINDOW', 24 * 3600, 60, 30 * 24 * 3600),
     wsOriginPatterns: read.list('WS_ORIGIN_PATTERNS', ['http://localhost:*', 'http://127.0.0.1:*', 'https://localhost:*', 'https://127.0.0.1:*']),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
     tokens: {
@@ -243,6 +246,18 @@ class Reader {
   list(name: string, fallback: string[]): string[] {
     const value = this.raw(name);
     return value === undefined ? fallback : value.split(',').map((s) => s.trim()).filter(Boolean);
+  }
+
+  /** One duration like `90s`, `30m`, `24h` or `7d` (a plain number is seconds), in seconds. */
+  duration(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const units: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 };
+    const match = /^(\d+)(s|m|h|d)?$/.exec(value.trim());
+    if (!match) this.fail(name, `"${value}" is not a duration like 30m, 24h or 2d`);
+    const seconds = Number(match[1]) * units[match[2] ?? ''];
+    if (seconds < min || seconds > max) this.fail(name, `must be from ${min} s to ${max} s`);
+    return seconds;
   }
 
   /** Durations like `0,1m,5m,15m,1h,4h` (plain numbers are seconds). */

@@ -26,10 +26,12 @@ export interface EmptyRoomInput {
   state?: PresenceSignal;
 }
 
-const { emptyRoomTimeoutMinutes, endEmptyRoom } = proxyActivities<RoomActivities>({
+const options = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+} as const;
+const { emptyRoomTimeoutMinutes } = proxyActivities<RoomActivities>({ ...options, summary: "read the tenant's empty_room_timeout_minutes" });
+const { endEmptyRoom } = proxyActivities<RoomActivities>({ ...options, summary: 'end the room if it is still empty' });
 
 // Keeps the history small for rooms that live long and see many comings and goings.
 const SIGNALS_BEFORE_CONTINUE_AS_NEW = 500;
@@ -62,7 +64,10 @@ export async function emptyRoomWorkflow(input: EmptyRoomInput): Promise<'ended' 
     if (minutes === null) return 'gone';
     const seqAtStart = state.seq;
     timing = true;
-    const interrupted = await condition(() => state.seq !== seqAtStart || closed, `${minutes} minutes`);
+    const until = new Date(Date.now() + minutes * 60_000).toISOString();
+    const interrupted = await condition(() => state.seq !== seqAtStart || closed, `${minutes} minutes`, {
+      summary: `end the room at ${until} if still empty (${minutes} min)`,
+    });
     timing = false;
     if (interrupted) continue;
     // The activity checks the database too: a lost signal must not end a room people are in.

@@ -5,6 +5,7 @@ import type { RecordingActivities } from '../src/activities/recordings.ts';
 import { recordingStoppedSignal, type AutoStopInput } from './shared.ts';
 
 const { autoStopRecording } = proxyActivities<RecordingActivities>({
+  summary: 'stop the recording at the provider',
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
 });
@@ -14,7 +15,12 @@ export async function recordingAutoStopWorkflow(input: AutoStopInput): Promise<{
   setHandler(recordingStoppedSignal, () => {
     stopped = true;
   });
-  if (await condition(() => stopped, input.maxDurationMinutes * 60_000)) return { autoStopped: false };
+  const limit = input.maxDurationMinutes * 60_000;
+  // Workflow time: deterministic. The summary names the moment, so the UI's timer is not an anonymous countdown.
+  const at = new Date(Date.now() + limit).toISOString();
+  if (await condition(() => stopped, limit, { summary: `auto-stop at ${at} (max ${input.maxDurationMinutes} min)` })) {
+    return { autoStopped: false };
+  }
   // The activity checks the recording is still recording: a lost signal stops nothing twice.
   return { autoStopped: (await autoStopRecording({ recordingId: input.recordingId })).stopped };
 }

@@ -1,76 +1,81 @@
-// Ingestion of one recording: download from the provider's temporary URL, stream into S3, mark `ready`.
+// Ingestion of one recording: fetch the file from the provider, stream it into S3, mark `ready`.
 // Deterministic code only: every side effect is an activity. The id is recording-ingest-<recordingId>.
+// The input carries ids only: the transfer activity asks the provider for a fresh signed link itself at each attempt,
+// so no link (a secret, DECISIONS §13) is ever in the history.
 import {
   ActivityFailure,
   ApplicationFailure,
   ParentClosePolicy,
-  log,
   proxyActivities,
   startChild,
 } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
 import { recordingRetentionWorkflow } from './recording-retention.ts';
-import { NON_RETRYABLE, recordingRetentionWorkflowId, type IngestRecordingInput, type RecordingSource } from './shared.ts';
-import { postMeetingWorkflowId, searchAttributesFor } from './shared.ts';
+import {
+  NON_RETRYABLE,
+  postMeetingWorkflowId,
+  recordingRetentionWorkflowId,
+  searchAttributesFor,
+  type IngestRecordingInput,
+} from './shared.ts';
 
-// Quick database and provider calls.
-const bookkeeping = proxyActivities<RecordingActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 10,
-    nonRetryableErrorTypes: [NON_RETRYABLE.recordingGone, NON_RETRYABLE.providerGaveUp],
-  },
-});
+// Quick database calls.
+const bookkeeping = (summary: string) =>
+  proxyActivities<RecordingActivities>({
+    summary,
+    startToCloseTimeout: '30 seconds',
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      maximumAttempts: 10,
+      nonRetryableErrorTypes: [NON_RETRYABLE.recordingGone],
+    },
+  });
 
-// The transfer: long, but it heartbeats as bytes flow, so a dead worker is noticed within 15 s.
+// The transfer: long, but it heartbeats as bytes flow, so a dead worker is noticed within 15 s. Transient failures
+// (provider or storage down, 429, timeouts) are retried with capped backoff until the retry window ends (DECISIONS §7);
+// the recording stays `processing` meanwhile; the activity turns a failure after the window into a permanent one
+// (it knows the first attempt's time). Permanent ones (404/410, not media, too large) fail at once.
 const transfer = proxyActivities<RecordingActivities>({
+  summary: 'download from upstream, store in S3',
   startToCloseTimeout: '4 hours',
   heartbeatTimeout: '15 seconds',
   retry: {
-    initialInterval: '2 seconds',
+    initialInterval: '5 seconds',
     backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 5,
-    nonRetryableErrorTypes: [NON_RETRYABLE.recordingGone, NON_RETRYABLE.sourceRefused],
+    maximumInterval: '10 minutes',
+    nonRetryableErrorTypes: [NON_RETRYABLE.recordingGone, NON_RETRYABLE.permanentIngestFailure],
   },
 });
 
 export async function recordingIngestWorkflow(input: IngestRecordingInput): Promise<{ status: 'ready'; sizeBytes: number }> {
   const { recordingId } = input;
   try {
-    let source: RecordingSource = input.source ?? (await bookkeeping.fetchFreshSource({ recordingId }));
-    let stored;
-    try {
-      stored = await transfer.storeRecordingFile({ recordingId, source });
-    } catch (err) {
-      // An expired or refused temporary URL: ask the provider for a fresh one, once.
-      if (!isFailureOfType(err, NON_RETRYABLE.sourceRefused) || !input.source) throw err;
-      log.info('temporary URL refused; fetching a fresh one from the provider', { recordingId });
-      source = await bookkeeping.fetchFreshSource({ recordingId });
-      stored = await transfer.storeRecordingFile({ recordingId, source });
-    }
-    const { tenantId } = await bookkeeping.markRecordingReady({ recordingId, stored, durationSeconds: source.durationSeconds });
-    await startRetention(recordingId, tenantId);
-    await startPostMeeting(recordingId, tenantId);
+    const stored = await transfer.storeRecordingFile({ recordingId, retryWindowSeconds: input.retryWindowSeconds });
+    const { durationSeconds, ...file } = stored;
+    await bookkeeping('mark the recording ready').markRecordingReady({ recordingId, stored: file, durationSeconds });
+    await startRetention(input);
+    await startPostMeeting(input);
     return { status: 'ready', sizeBytes: stored.sizeBytes };
   } catch (err) {
     if (isFailureOfType(err, NON_RETRYABLE.recordingGone)) throw err;
-    await bookkeeping.markRecordingFailed({ recordingId, reason: describe(err) });
+    const reason = describe(err);
+    await bookkeeping('mark the recording failed').markRecordingFailed({ recordingId, reason });
     // Fail the run too, so the operator sees it red in the Temporal UI (and a later notification may start a new one).
-    throw ApplicationFailure.nonRetryable(`ingestion of recording ${recordingId} failed: ${describe(err)}`, 'IngestionFailed');
+    throw ApplicationFailure.nonRetryable(`ingestion of recording ${recordingId} failed: ${reason}`, 'IngestionFailed');
   }
 }
 
 /** The retention timer runs on its own (abandoned by this run); one per recording, so a repeat start is ignored. */
-async function startRetention(recordingId: string, tenantId: string): Promise<void> {
+async function startRetention({ recordingId, tenantId, roomId }: IngestRecordingInput): Promise<void> {
   try {
     await startChild(recordingRetentionWorkflow, {
       workflowId: recordingRetentionWorkflowId(recordingId),
-      args: [{ recordingId, tenantId }],
+      args: [{ recordingId, tenantId, roomId }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: searchAttributesFor({ tenantId, roomId, recordingId }),
+      staticSummary: `purge recording ${recordingId} when the tenant's retention ends`,
     });
   } catch (err) {
     // WorkflowExecutionAlreadyStartedError (from @temporalio/common, not a dependency of ours): a retention timer runs.
@@ -83,6 +88,7 @@ function isFailureOfType(err: unknown, type: string): boolean {
   return cause instanceof ApplicationFailure && cause.type === type;
 }
 
+/** The reason stored on the recording. Activity messages are already free of secrets (src/activities/safe-failure.ts). */
 function describe(err: unknown): string {
   const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
   return cause instanceof Error ? cause.message : String(err);
@@ -92,14 +98,14 @@ function describe(err: unknown): string {
  * Post-meeting processing (DECISIONS §9) runs on its own (abandoned by this run), one per recording: a repeat start
  * (an ingestion replayed after Recover) finds the first run and is ignored.
  */
-async function startPostMeeting(recordingId: string, tenantId: string): Promise<void> {
+async function startPostMeeting({ recordingId, tenantId, roomId }: IngestRecordingInput): Promise<void> {
   try {
     await startChild('postMeetingWorkflow', {
       workflowId: postMeetingWorkflowId(recordingId),
       args: [{ recordingId }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
-      typedSearchAttributes: searchAttributesFor({ tenantId, recordingId }),
-      staticSummary: `post-meeting processing of recording ${recordingId}`,
+      typedSearchAttributes: searchAttributesFor({ tenantId, roomId, recordingId }),
+      staticSummary: `post-meeting processing of recording ${recordingId}: transcribe, summarise, deliver`,
     });
   } catch (err) {
     if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;

@@ -5,20 +5,24 @@ import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
 import type { RetentionInput } from './shared.ts';
 
-const { retentionDeadline, purgeRecording } = proxyActivities<RecordingActivities>({
+const options = {
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 50 },
-});
+} as const;
+const { retentionDeadline } = proxyActivities<RecordingActivities>({ ...options, summary: "read the tenant's retention deadline" });
+const { purgeRecording } = proxyActivities<RecordingActivities>({ ...options, summary: 'purge the stored file (both tiers)' });
 
 export async function recordingRetentionWorkflow(input: RetentionInput): Promise<{ purged: boolean }> {
   for (;;) {
-    const { purgeAt } = await retentionDeadline(input);
+    const { purgeAt } = await retentionDeadline({ recordingId: input.recordingId, tenantId: input.tenantId });
     if (purgeAt === null) return { purged: false };
-    const wait = purgeAt - Date.now(); // workflow time: deterministic, and skipped by the time-skipping test server
+    // Runs started before purgeAt became ISO 8601 replay an epoch number from their history: read both.
+    const at = typeof purgeAt === 'number' ? purgeAt : Date.parse(purgeAt);
+    const wait = at - Date.now(); // workflow time: deterministic, and skipped by the time-skipping test server
     if (wait > 0) {
-      await sleep(wait);
+      await sleep(wait, { summary: `retention until ${new Date(at).toISOString()}` });
       continue;
     }
-    return purgeRecording(input);
+    return purgeRecording({ recordingId: input.recordingId, tenantId: input.tenantId });
   }
 }

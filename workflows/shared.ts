@@ -71,7 +71,8 @@ export interface WebhookDeliveryInput {
 /** Sent by Stop Recording to the auto-stop workflow, which then ends without stopping anything. */
 export const recordingStoppedSignal = defineSignal('recordingStopped');
 
-/** What a `recording.ready` notification (or the provider, on Recover) says about the file to fetch. */
+/** What the provider says about the file to fetch. Resolved inside the transfer activity at each attempt (the signed
+ * link is a secret, DECISIONS §13): it never crosses a workflow boundary. */
 export interface RecordingSource {
   url: string;
   contentType: string;
@@ -79,21 +80,38 @@ export interface RecordingSource {
   sizeBytes: number | null;
 }
 
+/**
+ * Ids only (DECISIONS §13): the transfer activity asks the provider for a fresh signed link itself at each attempt.
+ * tenantId and roomId give the retention child its search attributes.
+ */
 export interface IngestRecordingInput {
   recordingId: string;
-  /** Absent on Recover: the workflow asks the provider for a fresh download URL. */
-  source?: RecordingSource;
+  tenantId: string;
+  roomId: string;
+  upstreamRecordingId: string;
+  /** How long transient upstream/storage failures are retried (INGEST_RETRY_WINDOW, DECISIONS §7), in seconds. */
+  retryWindowSeconds: number;
 }
 
 export interface AutoStopInput {
   recordingId: string;
   maxDurationMinutes: number;
+  /** For the run's search attributes and summaries; absent in runs started before they existed. */
+  tenantId?: string;
+  roomId?: string;
 }
 
 export interface RetentionInput {
   recordingId: string;
   /** Lets the purge find the files by key prefix even if the row is gone (its room was deleted). */
   tenantId?: string;
+  roomId?: string;
+}
+
+/** One line for the Temporal UI's run list (staticSummary, DECISIONS §13): room names are user text, so bounded. */
+export function roomLabel(room: { id: string; name?: string | null }): string {
+  const name = room.name?.replace(/\s+/g, ' ').trim();
+  return name ? `"${name.length > 60 ? `${name.slice(0, 59)}…` : name}"` : room.id;
 }
 
 /** Error types activities throw that retrying cannot fix. */
@@ -104,4 +122,9 @@ export const NON_RETRYABLE = {
   sourceRefused: 'SourceRefused',
   /** The provider says the recording failed or does not exist. */
   providerGaveUp: 'ProviderGaveUp',
+  /**
+   * Retrying cannot help (DECISIONS §7): the provider or the link answers 404/410 (or another 4xx but 408/429), the
+   * file is not audio/video, or it is over the size limit. The recording fails at once with this reason.
+   */
+  permanentIngestFailure: 'PermanentIngestFailure',
 } as const;

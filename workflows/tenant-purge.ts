@@ -4,6 +4,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { TenantActivities } from '../src/activities/tenants.ts';
 
 const { purgeTenantObjects } = proxyActivities<TenantActivities>({
+  summary: "delete the tenant's stored files (both buckets)",
   startToCloseTimeout: '10 minutes',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes', maximumAttempts: 100 },
 });

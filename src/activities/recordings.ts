@@ -14,6 +14,7 @@ import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { UpstreamError, type MediaProvider } from '../upstream/media-provider.ts';
 import { NON_RETRYABLE, type RecordingSource } from '../../workflows/shared.ts';
+import { withSafeFailures } from './safe-failure.ts';
 
 export interface RecordingActivityDeps {
   orm: MikroORM;
@@ -42,71 +43,95 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
     return { em, recording };
   };
 
-  return {
-    /** Recover: a fresh download URL for the recording from the provider (the old one may have expired). */
-    async fetchFreshSource({ recordingId }: { recordingId: string }): Promise<RecordingSource> {
-      const { recording } = await load(recordingId);
-      if (!recording.upstreamRecordingId) {
-        throw ApplicationFailure.nonRetryable('recording has no upstream recording id', NON_RETRYABLE.providerGaveUp);
-      }
-      let remote;
-      try {
-        remote = await provider.getRecording(recording.upstreamRecordingId);
-      } catch (err) {
-        if (err instanceof UpstreamError && !err.retryable) {
-          throw ApplicationFailure.nonRetryable(`provider: ${err.message}`, NON_RETRYABLE.providerGaveUp);
-        }
-        throw err;
-      }
-      if (remote.status === 'failed') throw ApplicationFailure.nonRetryable('the provider failed to process the recording', NON_RETRYABLE.providerGaveUp);
-      // Still recording or processing at the provider: retried with backoff until it is ready.
-      if (remote.status !== 'ready' || !remote.url) throw new Error(`the provider's recording is ${remote.status}, not ready yet`);
-      return {
-        url: remote.url,
-        contentType: remote.contentType ?? 'application/octet-stream',
-        durationSeconds: remote.durationSeconds ?? null,
-        sizeBytes: remote.sizeBytes ?? null,
-      };
-    },
+  /**
+   * A fresh signed link from the provider (DECISIONS §13: it is a secret, so it is asked for here, at each attempt, and
+   * never passed through the workflow). 404/410 and other refusals are permanent; 5xx, 429, timeouts and connection
+   * errors are retried within the ingestion's window (DECISIONS §7).
+   */
+  const freshSource = async (upstreamRecordingId: string): Promise<RecordingSource> => {
+    let remote;
+    try {
+      remote = await provider.getRecording(upstreamRecordingId);
+    } catch (err) {
+      if (err instanceof UpstreamError && !err.retryable) throw permanent(`the provider answered HTTP ${err.status} for the recording (${err.message})`);
+      throw err;
+    }
+    if (remote.status === 'failed') throw permanent('the provider failed to process the recording');
+    // Still recording or processing at the provider: retried with backoff until it is ready.
+    if (remote.status !== 'ready' || !remote.url) throw new Error(`the provider's recording is ${remote.status}, not ready yet`);
+    return {
+      url: remote.url,
+      contentType: remote.contentType ?? 'application/octet-stream',
+      durationSeconds: remote.durationSeconds ?? null,
+      sizeBytes: remote.sizeBytes ?? null,
+    };
+  };
 
+  /** One attempt of the transfer: a fresh link, then the bytes from it into S3 (see storeRecordingFile). */
+  const transferOnce = async (recordingId: string): Promise<StoredRecording & { durationSeconds: number | null }> => {
+    const { recording } = await load(recordingId);
+    if (!recording.upstreamRecordingId) throw permanent('the recording has no upstream recording id');
+    const source = await freshSource(recording.upstreamRecordingId);
+    checkMediaType(source.contentType);
+    checkSize(source.sizeBytes);
+    const key = objectKeyFor(recording.tenant.id, recording.id, source.contentType);
+    await store.abortIncompleteUploads(key);
+    const context = Context.current();
+    const signal = context.cancellationSignal;
+    const response = await fetch(source.url, { signal, redirect: 'follow' });
+    if (!response.ok || !response.body) {
+      await response.body?.cancel().catch(() => {});
+      const message = `download of the recording answered HTTP ${response.status}`;
+      if (!isTransientStatus(response.status)) throw permanent(message);
+      throw new Error(message);
+    }
+    const contentType = response.headers.get('content-type')?.split(';')[0]?.trim() || source.contentType;
+    checkMediaType(contentType);
+    const announced = Number(response.headers.get('content-length') ?? Number.NaN);
+    const bytesTotal = Number.isFinite(announced) ? announced : source.sizeBytes;
+    checkSize(bytesTotal);
+    let bytesDone = 0;
+    const counted = Readable.from(
+      (async function* () {
+        for await (const chunk of Readable.fromWeb(response.body as WebReadableStream<Uint8Array>)) {
+          bytesDone += (chunk as Buffer).length;
+          checkSize(bytesDone);
+          context.heartbeat({ bytesDone, bytesTotal });
+          yield chunk;
+        }
+      })(),
+    );
+    const stored = await store.upload({ key, body: counted, contentType, signal });
+    if (Number.isFinite(announced) && stored.sizeBytes !== announced) {
+      // A cut-off download must not become a short "ready" file.
+      await store.delete({ bucket: stored.bucket, key });
+      throw new Error(`download ended after ${stored.sizeBytes} of ${announced} bytes`);
+    }
+    return { bucket: stored.bucket, key, sizeBytes: stored.sizeBytes, contentType, durationSeconds: source.durationSeconds };
+  };
+
+  return withSafeFailures({
     /**
-     * Streams the file from the temporary URL into the primary bucket under a key derived from the recording, so a
-     * retry overwrites the same object (never a second one). Heartbeats as bytes flow: a worker that dies mid-way is
-     * noticed within the heartbeat timeout and the download starts over on another worker.
+     * Asks the provider for a fresh link, then streams the file into the primary bucket under a key derived from the
+     * recording, so a retry overwrites the same object (never a second one). Heartbeats `{ bytesDone, bytesTotal }` as
+     * bytes flow: a worker that dies mid-way is noticed within the heartbeat timeout and the transfer starts over.
+     * Input and result carry ids, keys of our bucket and sizes only (DECISIONS §13).
      */
-    async storeRecordingFile({ recordingId, source }: { recordingId: string; source: RecordingSource }): Promise<StoredRecording> {
-      const { recording } = await load(recordingId);
-      const key = objectKeyFor(recording.tenant.id, recording.id, source.contentType);
-      await store.abortIncompleteUploads(key);
-      const context = Context.current();
-      const signal = context.cancellationSignal;
-      const response = await fetch(source.url, { signal, redirect: 'follow' });
-      if (!response.ok || !response.body) {
-        await response.body?.cancel().catch(() => {});
-        const refused = response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429;
-        const message = `download of the recording answered HTTP ${response.status}`;
-        if (refused) throw ApplicationFailure.nonRetryable(message, NON_RETRYABLE.sourceRefused);
-        throw new Error(message);
+    async storeRecordingFile(input: {
+      recordingId: string;
+      /** DECISIONS §7: transient failures are retried (by the activity's retry policy) until this has passed. */
+      retryWindowSeconds: number;
+    }): Promise<StoredRecording & { durationSeconds: number | null }> {
+      try {
+        return await transferOnce(input.recordingId);
+      } catch (err) {
+        if (err instanceof ApplicationFailure && err.nonRetryable) throw err;
+        // Both instants are the Temporal server's, so the window is measured in workflow time (skipped in tests).
+        const { scheduledTimestampMs, currentAttemptScheduledTimestampMs } = Context.current().info;
+        if (currentAttemptScheduledTimestampMs - scheduledTimestampMs < input.retryWindowSeconds * 1000) throw err;
+        const last = err instanceof Error ? err.message : String(err);
+        throw permanent(`still failing when the retry window of ${formatWindow(input.retryWindowSeconds)} ended; last failure: ${last}`);
       }
-      const announced = Number(response.headers.get('content-length') ?? Number.NaN);
-      let received = 0;
-      const counted = Readable.from(
-        (async function* () {
-          for await (const chunk of Readable.fromWeb(response.body as WebReadableStream<Uint8Array>)) {
-            received += (chunk as Buffer).length;
-            context.heartbeat({ bytes: received });
-            yield chunk;
-          }
-        })(),
-      );
-      const contentType = response.headers.get('content-type')?.split(';')[0]?.trim() || source.contentType;
-      const stored = await store.upload({ key, body: counted, contentType, signal });
-      if (Number.isFinite(announced) && stored.sizeBytes !== announced) {
-        // A cut-off download must not become a short "ready" file.
-        await store.delete({ bucket: stored.bucket, key });
-        throw new Error(`download ended after ${stored.sizeBytes} of ${announced} bytes`);
-      }
-      return { bucket: stored.bucket, key, sizeBytes: stored.sizeBytes, contentType };
     },
 
     /** `ready` with size and duration. A recording already ready, archived or purged is left as it is. */
@@ -153,16 +178,16 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
     },
 
     /** When the recording's retention ends (created_at + the tenant's recording_retention_days); null: nothing to purge. */
-    async retentionDeadline({ recordingId, tenantId }: { recordingId: string; tenantId?: string }): Promise<{ purgeAt: number | null }> {
+    async retentionDeadline({ recordingId, tenantId }: { recordingId: string; tenantId?: string }): Promise<{ purgeAt: string | null }> {
       const em = orm.em.fork();
       const recording = await em.findOne(RecordingSchema, { id: recordingId });
       // Row gone with its room: nothing keeps the files any more, they go now (found by their key prefix).
-      if (!recording) return { purgeAt: tenantId ? 0 : null };
+      if (!recording) return { purgeAt: tenantId ? new Date(0).toISOString() : null };
       if (recording.purgedAt) return { purgeAt: null };
       const tenant = await em.findOne(TenantSchema, { id: recording.tenant.id });
       if (!tenant) return { purgeAt: null };
       const days = withDefaults(tenant.config).recording_retention_days;
-      return { purgeAt: recording.createdAt.getTime() + days * DAY_MS };
+      return { purgeAt: new Date(recording.createdAt.getTime() + days * DAY_MS).toISOString() };
     },
 
     /** Retention ended: the stored file is removed (both tiers) and the recording marked deleted. Repeatable. */
@@ -184,10 +209,39 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       await em.flush();
       return { purged: true };
     },
-  };
+  });
 }
 
 export type RecordingActivities = ReturnType<typeof createRecordingActivities>;
+
+/** Over this, a recording is refused rather than stored (DECISIONS §7: "over the size limit" fails at once). */
+export const MAX_RECORDING_BYTES = 20 * 1024 ** 3;
+
+/** 5xx, 408 and 429 may pass; any other answer to a freshly issued link will not change by retrying. */
+function isTransientStatus(status: number): boolean {
+  return status >= 500 || status === 408 || status === 429;
+}
+
+function permanent(reason: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(reason, NON_RETRYABLE.permanentIngestFailure);
+}
+
+function checkMediaType(contentType: string): void {
+  const type = contentType.toLowerCase();
+  if (!type.startsWith('audio/') && !type.startsWith('video/') && type !== 'application/octet-stream') {
+    throw permanent(`the file is not a media file (content type ${contentType.slice(0, 100)})`);
+  }
+}
+
+function formatWindow(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
+function checkSize(bytes: number | null): void {
+  if (bytes !== null && bytes > MAX_RECORDING_BYTES) throw permanent(`the file is over the size limit of ${MAX_RECORDING_BYTES} bytes`);
+}
 
 const EXTENSIONS: Record<string, string> = {
   'audio/wav': 'wav',

@@ -4,6 +4,7 @@ import { RoomSchema } from '../modules/rooms/room.entity.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
 import { presentParticipantIds } from '../realtime/presence.ts';
+import { withSafeFailures } from './safe-failure.ts';
 
 // Activities of the empty-room workflow (workflows/empty-room.ts).
 
@@ -15,7 +16,7 @@ export interface RoomActivityDeps {
 }
 
 export function createRoomActivities(deps: RoomActivityDeps) {
-  return {
+  return withSafeFailures({
     /** The tenant's current empty_room_timeout_minutes; null when the tenant is gone. */
     async emptyRoomTimeoutMinutes(tenantId: string): Promise<number | null> {
       const tenant = await deps.orm.em.fork().findOne(TenantSchema, { id: tenantId });
@@ -31,7 +32,7 @@ export function createRoomActivities(deps: RoomActivityDeps) {
       await deps.rooms.end(em, tenantId, roomId);
       return 'ended';
     },
-  };
+  });
 }
 
 export type RoomActivities = ReturnType<typeof createRoomActivities>;

@@ -2,6 +2,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
 import { emptyRoomWorkflow, emptyRoomWorkflowId, presenceSignal, roomClosedSignal } from '../../workflows/empty-room.ts';
+import { searchAttributesFor } from '../../workflows/shared.ts';
 
 /** What the real-time side tells the empty-room workflow (workflows/empty-room.ts). */
 export interface EmptyRoomTimer {
@@ -60,6 +61,9 @@ export class TemporalEmptyRoomTimer implements EmptyRoomTimer {
         args: [{ tenantId, roomId }],
         signal: presenceSignal,
         signalArgs: [{ present, seq }],
+        // Used by the start only (a running workflow keeps its own): DECISIONS §13.
+        typedSearchAttributes: searchAttributesFor({ tenantId, roomId }),
+        staticSummary: `end room ${roomId} once it has been empty for the tenant's empty_room_timeout_minutes`,
       }));
       metrics.workflowStarted('emptyRoomWorkflow');
     } catch (err) {

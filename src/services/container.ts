@@ -67,7 +67,9 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
   const taskQueue = config.temporal.taskQueue;
   const emptyRoomTimer = new TemporalEmptyRoomTimer({ client: temporal.client, taskQueue, logger });
   const events = new RealtimeEventPublisher({ bus: roomBus, timer: emptyRoomTimer, logger });
-  const orchestrator = new TemporalRecordingOrchestrator(temporal.client, taskQueue);
+  const orchestrator = new TemporalRecordingOrchestrator(temporal.client, taskQueue, {
+    ingestRetryWindowSeconds: config.ingestRetryWindowSeconds,
+  });
   const tenants = new TenantService({
     secretBox: new SecretBox(config.secretsKey),
     production: config.nodeEnv === 'production',

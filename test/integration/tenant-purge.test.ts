@@ -1,5 +1,6 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { createTenant } from '../helpers/fixtures.ts';
+import { listRunsUntil } from '../helpers/history-scan.ts';
 import { createRecordingStack, type RecordingStack } from '../helpers/recording-stack.ts';
 import { createTestApp } from '../helpers/test-app.ts';
 
@@ -28,6 +29,13 @@ test("deleting a tenant purges its stored files in both buckets, and no one else
   expect(res.status).toBe(200);
   const result = await stack.temporal.workflow.getHandle(`tenant-purge-${doomed.id}`).result();
   expect(result).toEqual({ objectsDeleted: 2 });
+  // DECISIONS §13: the operator finds it by the tenant's id, and it says what it does.
+  const runs = await listRunsUntil(stack.temporal, `ConveneTenantId = "${doomed.id}"`, (found) => found.length > 0);
+  expect(runs.map((r) => r.workflowId)).toEqual([`tenant-purge-${doomed.id}`]);
+  const started = (await stack.temporal.workflow.getHandle(`tenant-purge-${doomed.id}`).fetchHistory()).events![0];
+  expect(JSON.parse(Buffer.from(started.userMetadata!.summary!.data!).toString('utf8'))).toBe(
+    `delete the stored files of deleted tenant ${doomed.id}`,
+  );
 
   expect(await t.services.store.list(bucket, `recordings/${doomed.id}/`)).toEqual([]);
   expect(await t.services.store.list(archiveBucket, `recordings/${doomed.id}/`)).toEqual([]);

@@ -26,6 +26,15 @@ test.each([
   expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`Invalid ${name}`));
 });
 
+test('INGEST_RETRY_WINDOW: 24 h by default, units accepted, nonsense and extremes refused (DECISIONS §7)', () => {
+  expect(loadConfig({}).ingestRetryWindowSeconds).toBe(86_400);
+  expect(loadConfig({ INGEST_RETRY_WINDOW: '90m' }).ingestRetryWindowSeconds).toBe(5400);
+  expect(loadConfig({ INGEST_RETRY_WINDOW: '2d' }).ingestRetryWindowSeconds).toBe(172_800);
+  expect(() => loadConfig({ INGEST_RETRY_WINDOW: 'soon' })).toThrow(/INGEST_RETRY_WINDOW/);
+  expect(() => loadConfig({ INGEST_RETRY_WINDOW: '10s' })).toThrow(/INGEST_RETRY_WINDOW/);
+  expect(() => loadConfig({ INGEST_RETRY_WINDOW: '90d' })).toThrow(/INGEST_RETRY_WINDOW/);
+});
+
 test('WEBHOOK_RETRY_DELAYS accepts units', () => {
   expect(loadConfig({ WEBHOOK_RETRY_DELAYS: '0,30s,2m,1h' }).webhookRetryDelays).toEqual([0, 30, 120, 3600]);
 });

@@ -1,15 +1,15 @@
 // The empty-room timer on Temporal's time-skipping test server: 30-minute waits pass in seconds. The app itself is
 // pointed at that server, so the signals come from the real paths (Add Participant, the gateway's presence changes),
 // and the workflow runs with its real activities against the real database and RoomService.
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
-import { ensureTool } from '../../scripts/tools.ts';
 import { createRoomActivities } from '../../src/activities/rooms.ts';
 import { emptyRoomStateQuery, emptyRoomWorkflowId } from '../../workflows/empty-room.ts';
 import { addParticipant, createRoom, createTenant, patchConfig, type TenantFixture } from '../helpers/fixtures.ts';
 import { startRealtimeServer, type RealtimeServer } from '../helpers/realtime-server.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { createTimeSkippingEnv } from '../helpers/time-skipping.ts';
 import { connect } from '../helpers/ws-client.ts';
 
 const TASK_QUEUE = 'empty-room-test';
@@ -21,8 +21,7 @@ let server: RealtimeServer;
 let tenant: TenantFixture;
 
 beforeAll(async () => {
-  const path = await ensureTool('temporal-test-server');
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  env = await createTimeSkippingEnv();
   t = await createTestApp({ TEMPORAL_ADDRESS: env.address, TEMPORAL_TASK_QUEUE: TASK_QUEUE });
   worker = await Worker.create({
     connection: env.nativeConnection,

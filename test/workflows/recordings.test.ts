@@ -1,13 +1,11 @@
 // The recording workflows with real activities (PostgreSQL, SeaweedFS, the development media server) on Temporal's
-// time-skipping test server: a 2-hour auto-stop and a 7-day retention run in seconds, and so does a retry schedule.
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+// time-skipping test server: a 2-hour auto-stop and a 7-day retention run in seconds. Ingestion's retry window:
+// test/workflows/ingest-outages.test.ts.
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
-import { ensureTool } from '../../scripts/tools.ts';
 import { webhookSettings } from '../../src/activities/deliveries.ts';
 import { createActivities } from '../../src/activities/index.ts';
 import { LocalEventBus, type DomainEvent } from '../../src/events/domain-events.ts';
@@ -17,12 +15,12 @@ import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
 import {
   recordingAutoStopWorkflowId,
-  recordingIngestWorkflowId,
   recordingRetentionWorkflowId,
   recordingStoppedSignal,
 } from '../../workflows/shared.ts';
 import { createRoom, createTenant, patchConfig, type TenantFixture } from '../helpers/fixtures.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { createTimeSkippingEnv } from '../helpers/time-skipping.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -33,6 +31,7 @@ let media: DevMediaServer;
 let worker: Worker;
 let running: Promise<void>;
 let tenant: TenantFixture;
+
 let roomId: string;
 const taskQueue = `recordings-wf-${randomUUID()}`;
 const published: DomainEvent[] = [];
@@ -44,8 +43,7 @@ beforeAll(async () => {
   } catch {
     // Already installed by another test file in this jest worker.
   }
-  const path = await ensureTool('temporal-test-server');
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  env = await createTimeSkippingEnv();
   media = await startDevMediaServer({ webhookSecret: 'wf-test-secret', autoNotify: false, processingDelayMs: 0 });
   t = await createTestApp({ UPSTREAM_API_URL: media.url });
   tenant = await createTenant(t);
@@ -178,32 +176,4 @@ test('a recording whose room was deleted (its row went with it) still has its fi
 
   expect(await handle.result()).toEqual({ purged: true });
   expect(await store.head({ bucket: store.archiveBucket, key })).toBeNull();
-});
-
-test('ingestion that keeps failing is retried a bounded number of times, then the recording is failed', async () => {
-  let requests = 0;
-  const broken: Server = createServer((_req, res) => {
-    requests += 1;
-    res.writeHead(500).end('provider storage is down');
-  });
-  await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(broken.address() as AddressInfo).port}/media/x.wav`;
-  const recording = await insertRecording({ status: 'processing', upstreamRecordingId: `up-${randomUUID()}` });
-  try {
-    const run = env.client.workflow.execute('recordingIngestWorkflow', {
-      taskQueue,
-      workflowId: recordingIngestWorkflowId(recording.id),
-      args: [{ recordingId: recording.id, source: { url, contentType: 'audio/wav', durationSeconds: 5, sizeBytes: 80_044 } }],
-    });
-    await expect(run).rejects.toMatchObject({ cause: { type: 'IngestionFailed' } });
-  } finally {
-    broken.close();
-  }
-  expect(requests).toBe(5); // the transfer's maximumAttempts
-  const row = await reload(recording.id);
-  expect(row.status).toBe('failed');
-  expect(row.failureReason).toContain('HTTP 500');
-  const api = await t.request.get(`/api/v1/recordings/${recording.id}/download`).set(tenant.auth);
-  expect(api.status).toBe(400);
-  expect(api.body.error.code).toBe('INVALID_STATE');
 });

@@ -1,5 +1,6 @@
 // The API side of the recording workflows: starts and signals them through the Temporal client. Workflow ids come
 // from workflows/shared.ts, derived from the recording, so a repeated start finds the first run instead of a second.
+// Every start carries the recording's search attributes and a one-line summary (DECISIONS §13), and ids only.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { metrics } from '../../metrics/metrics.ts';
 import type { recordingAutoStopWorkflow } from '../../../workflows/recording-autostop.ts';
@@ -8,37 +9,59 @@ import {
   recordingAutoStopWorkflowId,
   recordingIngestWorkflowId,
   recordingStoppedSignal,
-  type RecordingSource,
+  roomLabel,
+  searchAttributesFor,
 } from '../../../workflows/shared.ts';
+
+/** The recording a workflow acts on, with what its search attributes and summary name. */
+export interface RecordingSubject {
+  recordingId: string;
+  tenantId: string;
+  room: { id: string; name?: string | null };
+}
 
 export interface RecordingOrchestrator {
   /**
    * Starts ingestion of a recording. A run already in progress is reused (a duplicate notification starts nothing
    * new), and a recording ingested successfully is not ingested again; with `restart` (Recover) a running ingestion
-   * is replaced by a fresh one.
+   * is replaced by a fresh one. The workflow asks the provider for the file's link itself (DECISIONS §13).
    */
-  startIngestion(recordingId: string, source: RecordingSource | undefined, options?: { restart?: boolean }): Promise<void>;
+  startIngestion(subject: RecordingSubject & { upstreamRecordingId: string }, options?: { restart?: boolean }): Promise<void>;
   /** Starts the durable timer that stops the recording at the tenant's maximum duration. */
-  startAutoStop(recordingId: string, maxDurationMinutes: number): Promise<void>;
+  startAutoStop(subject: RecordingSubject, maxDurationMinutes: number): Promise<void>;
   /** Tells the auto-stop timer the recording has been stopped (it then ends quietly). Best effort. */
   recordingStopped(recordingId: string): Promise<void>;
+}
+
+export interface RecordingOrchestratorOptions {
+  /** INGEST_RETRY_WINDOW (DECISIONS §7): how long ingestion retries transient failures, in seconds. */
+  ingestRetryWindowSeconds: number;
 }
 
 export class TemporalRecordingOrchestrator implements RecordingOrchestrator {
   readonly #client: Client;
   readonly #taskQueue: string;
+  readonly #options: RecordingOrchestratorOptions;
 
-  constructor(client: Client, taskQueue: string) {
+  constructor(client: Client, taskQueue: string, options: RecordingOrchestratorOptions) {
     this.#client = client;
     this.#taskQueue = taskQueue;
+    this.#options = options;
   }
 
-  async startIngestion(recordingId: string, source: RecordingSource | undefined, options: { restart?: boolean } = {}): Promise<void> {
+  async startIngestion(
+    subject: RecordingSubject & { upstreamRecordingId: string },
+    options: { restart?: boolean } = {},
+  ): Promise<void> {
+    const { recordingId, tenantId, room, upstreamRecordingId } = subject;
     try {
       await this.#client.workflow.start<typeof recordingIngestWorkflow>('recordingIngestWorkflow', {
         taskQueue: this.#taskQueue,
         workflowId: recordingIngestWorkflowId(recordingId),
-        args: [{ recordingId, ...(source ? { source } : {}) }],
+        args: [{ recordingId, tenantId, roomId: room.id, upstreamRecordingId, retryWindowSeconds: this.#options.ingestRetryWindowSeconds }],
+        typedSearchAttributes: searchAttributesFor({ tenantId, roomId: room.id, recordingId }),
+        staticSummary: `ingest recording ${recordingId} of room ${roomLabel(room)}`,
+        staticDetails: `upstream recording ${upstreamRecordingId}; transient failures retried for ${this.#options.ingestRetryWindowSeconds} s (INGEST_RETRY_WINDOW)`,
         ...(options.restart
           ? { workflowIdConflictPolicy: 'TERMINATE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE' }
           : { workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' }),
@@ -51,12 +74,14 @@ export class TemporalRecordingOrchestrator implements RecordingOrchestrator {
     }
   }
 
-  async startAutoStop(recordingId: string, maxDurationMinutes: number): Promise<void> {
+  async startAutoStop({ recordingId, tenantId, room }: RecordingSubject, maxDurationMinutes: number): Promise<void> {
     await this.#client.workflow.start<typeof recordingAutoStopWorkflow>('recordingAutoStopWorkflow', {
       taskQueue: this.#taskQueue,
       workflowId: recordingAutoStopWorkflowId(recordingId),
-      args: [{ recordingId, maxDurationMinutes }],
+      args: [{ recordingId, maxDurationMinutes, tenantId, roomId: room.id }],
       workflowIdConflictPolicy: 'USE_EXISTING',
+      typedSearchAttributes: searchAttributesFor({ tenantId, roomId: room.id, recordingId }),
+      staticSummary: `stop recording ${recordingId} of room ${roomLabel(room)} after ${maxDurationMinutes} min`,
     });
     metrics.workflowStarted('recordingAutoStopWorkflow');
   }

@@ -9,7 +9,6 @@ import type { Logger } from '../../logger.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { UpstreamError, type MediaProvider, type UpstreamRecording } from '../../upstream/media-provider.ts';
 import type { RecordingReadyNotification } from '../../upstream/protocol.ts';
-import type { RecordingSource } from '../../../workflows/shared.ts';
 import { roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
 import { RoomSchema, type Room } from '../rooms/room.entity.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
@@ -56,7 +55,9 @@ export class RecordingService {
 
     const id = uuidv7();
     // The durable timer exists before the recording does: if anything below fails, it finds nothing to stop.
-    await this.#temporal(() => this.#deps.orchestrator.startAutoStop(id, tenant.maxRecordingDurationMinutes));
+    await this.#temporal(() =>
+      this.#deps.orchestrator.startAutoStop({ recordingId: id, tenantId: tenant.id, room }, tenant.maxRecordingDurationMinutes),
+    );
     let upstream: { upstreamRecordingId: string; startedAt: string };
     try {
       upstream = await this.#deps.provider.startRecording({ roomId: room.id, roomName: room.name });
@@ -126,12 +127,14 @@ export class RecordingService {
       });
       if (!recording.imported) continue;
       imported.push(recording.recording);
-      if (remote.status === 'ready' && remote.url) {
-        await this.#temporal(() => this.#deps.orchestrator.startIngestion(recording.recording.id, sourceOf(remote)));
+      const subject = { recordingId: recording.recording.id, tenantId: room.tenant.id, room };
+      if (remote.status === 'ready') {
+        // The workflow asks the provider for the file's link itself (DECISIONS §13: the link is a secret).
+        await this.#temporal(() => this.#deps.orchestrator.startIngestion({ ...subject, upstreamRecordingId: remote.id }));
       } else if (remote.status === 'recording') {
         // Still recording at the provider: the tenant's duration limit applies to it as to one started here.
         const tenant = await em.findOneOrFail(TenantSchema, { id: room.tenant.id });
-        await this.#temporal(() => this.#deps.orchestrator.startAutoStop(recording.recording.id, tenant.maxRecordingDurationMinutes));
+        await this.#temporal(() => this.#deps.orchestrator.startAutoStop(subject, tenant.maxRecordingDurationMinutes));
       }
     }
     return imported;
@@ -197,8 +200,15 @@ export class RecordingService {
           : 'The recording has no upstream recording id to recover from',
       );
     }
-    // No source: the workflow asks the provider for a fresh download URL. A stuck run is replaced.
-    await this.#temporal(() => this.#deps.orchestrator.startIngestion(recording.id, undefined, { restart: true }));
+    // The workflow asks the provider for a fresh download URL (as always). A stuck run, or one waiting out an outage
+    // (DECISIONS §7), is replaced by one that tries at once.
+    const upstreamRecordingId = recording.upstreamRecordingId;
+    await this.#temporal(() =>
+      this.#deps.orchestrator.startIngestion(
+        { recordingId: recording.id, tenantId: recording.tenant.id, room: recording.room, upstreamRecordingId },
+        { restart: true },
+      ),
+    );
     return recording;
   }
 
@@ -238,13 +248,10 @@ export class RecordingService {
       void this.#signalStopped(recording.id);
     }
     if (recording.status === 'ready' || recording.status === 'archived' || recording.purgedAt) return recording;
-    const source: RecordingSource = {
-      url: notification.url,
-      contentType: notification.content_type,
-      durationSeconds: notification.duration_seconds,
-      sizeBytes: notification.size_bytes,
-    };
-    await this.#temporal(() => this.#deps.orchestrator.startIngestion(recording.id, source));
+    // Ids only: the notification's signed link is not passed on; the workflow's transfer activity asks the provider for
+    // a fresh one at each attempt, so the link never lands in a workflow history (DECISIONS §13).
+    const subject = { recordingId: recording.id, tenantId: room.tenant.id, room, upstreamRecordingId: notification.recording_id };
+    await this.#temporal(() => this.#deps.orchestrator.startIngestion(subject));
     return recording;
   }
 
@@ -290,12 +297,3 @@ export class RecordingService {
 }
 
 const inProgress = () => new ApiError('RECORDING_IN_PROGRESS', 'The room is already being recorded');
-
-function sourceOf(remote: UpstreamRecording): RecordingSource {
-  return {
-    url: remote.url!,
-    contentType: remote.contentType ?? 'application/octet-stream',
-    durationSeconds: remote.durationSeconds ?? null,
-    sizeBytes: remote.sizeBytes ?? null,
-  };
-}

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { metrics } from '../../metrics/metrics.ts';
 import type { tenantPurgeWorkflow } from '../../../workflows/tenant-purge.ts';
-import { tenantPurgeWorkflowId } from '../../../workflows/shared.ts';
+import { searchAttributesFor, tenantPurgeWorkflowId } from '../../../workflows/shared.ts';
 
 /** Starts the durable removal of a deleted tenant's stored files (DECISIONS §5). */
 export interface TenantPurger {
@@ -23,6 +23,8 @@ export class TemporalTenantPurger implements TenantPurger {
       workflowId: tenantPurgeWorkflowId(tenantId),
       args: [{ tenantId }],
       workflowIdConflictPolicy: 'USE_EXISTING',
+      typedSearchAttributes: searchAttributesFor({ tenantId }),
+      staticSummary: `delete the stored files of deleted tenant ${tenantId}`,
     });
     metrics.workflowStarted('tenantPurgeWorkflow');
   }
