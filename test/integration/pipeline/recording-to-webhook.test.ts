@@ -7,9 +7,13 @@ import { freePort } from '../../helpers/free-port.ts';
 import { createRecordingStack, type RecordingStack } from '../../helpers/recording-stack.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
 import { sample } from '../../helpers/prometheus.ts';
+import { listRunsUntil, scanHistories, type RunRef } from '../../helpers/history-scan.ts';
 import { metrics } from '../../../src/metrics/metrics.ts';
 
 const SECRET = 'whsec_pipeline_0123456789abcdef0123456789';
+// Known secrets the histories must never hold (DECISIONS §13): the operator's and the tenant's provider keys.
+const OPERATOR_PROVIDER_KEY = 'sk-operator-pipeline-0123456789abcdef';
+const TENANT_PROVIDER_KEY = 'sk-tenant-pipeline-abcdef0123456789';
 let stack: RecordingStack;
 let receiver: WebhookReceiver;
 let workerMetricsUrl: string;
@@ -22,7 +26,11 @@ beforeAll(async () => {
   workerMetricsUrl = `http://127.0.0.1:${workerMetricsPort}/metrics`;
   stack = await createRecordingStack({
     media: { port: mediaPort, recordingSeconds: 30 },
-    env: { OPENAI_BASE_URL: `http://127.0.0.1:${mediaPort}/v1`, WORKER_METRICS_PORT: String(workerMetricsPort) },
+    env: {
+      OPENAI_BASE_URL: `http://127.0.0.1:${mediaPort}/v1`,
+      OPENAI_API_KEY: OPERATOR_PROVIDER_KEY,
+      WORKER_METRICS_PORT: String(workerMetricsPort),
+    },
   });
   await stack.startWorker();
 }, 120_000);
@@ -48,6 +56,7 @@ describe('recording → ingestion → transcript → summary → signed webhook'
         include_transcript: true,
         include_summary: true,
         include_action_items: true,
+        transcription: { provider: 'openai', api_key: TENANT_PROVIDER_KEY },
       },
     });
     roomId = (await createRoom(stack.t, tenant, { name: 'pipeline-weekly', config: { recording_enabled: true } })).id;
@@ -145,5 +154,39 @@ describe('recording → ingestion → transcript → summary → signed webhook'
     }
     expect(attempts(afterMore)).toBe(2);
     expect(transcriptions(afterMore)).toBe(2);
+  });
+
+  test('an operator finds every run of the pipeline by recording, room, tenant and delivery, and no history holds a secret', async () => {
+    const ids = (runs: RunRef[]) => runs.map((r) => r.workflowId).sort();
+    const deliveryId = String(receiver.received[0].headers['x-convene-delivery']);
+    const pipelineRuns = [
+      `recording-ingest-${recordingId}`,
+      `recording-autostop-${recordingId}`,
+      `recording-retention-${recordingId}`,
+      postMeetingWorkflowId(recordingId),
+      `webhook-delivery-${deliveryId}`,
+    ];
+    const byRecording = await listRunsUntil(stack.temporal, `ConveneRecordingId = "${recordingId}"`, (runs) =>
+      pipelineRuns.every((w) => ids(runs).includes(w)),
+    );
+    expect(ids(byRecording)).toEqual(expect.arrayContaining(pipelineRuns));
+    // Its transcription ran as a child of post-meeting, with the recording's attributes too.
+    expect(byRecording.some((r) => r.workflowId.startsWith('transcription-'))).toBe(true);
+    // Every run found by the recording is about it: its own ids, its transcripts, its deliveries.
+    for (const run of byRecording) expect(run.type).toMatch(/^(recording|postMeeting|transcription|webhookDelivery)/);
+
+    const byDelivery = await listRunsUntil(stack.temporal, `ConveneDeliveryId = "${deliveryId}"`, (runs) => runs.length >= 1);
+    expect(ids(byDelivery)).toEqual([`webhook-delivery-${deliveryId}`]);
+    const byRoom = await listRunsUntil(stack.temporal, `ConveneRoomId = "${roomId}"`, (runs) => runs.length >= byRecording.length);
+    expect(ids(byRoom)).toEqual(expect.arrayContaining(ids(byRecording)));
+    const byTenant = await listRunsUntil(stack.temporal, `ConveneTenantId = "${tenant.id}"`, (runs) => runs.length >= byRoom.length);
+    expect(ids(byTenant)).toEqual(ids(byRoom));
+
+    // Every event of every run of this tenant: no key, token, secret or signed link (the patterns cover the shapes).
+    const secrets = [tenant.api_key, SECRET, OPERATOR_PROVIDER_KEY, TENANT_PROVIDER_KEY];
+    const scan = await scanHistories(stack.temporal, `ConveneTenantId = "${tenant.id}"`, secrets);
+    expect(scan.runs.length).toBe(byTenant.length);
+    expect(scan.events).toBeGreaterThan(50);
+    expect(scan.findings).toEqual([]);
   });
 });
