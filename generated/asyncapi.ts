@@ -416,6 +416,7 @@ export const CloseCode = {
     REPLACED_BY_DUPLICATE: 4002,
     PARTICIPANT_REMOVED: 4003,
     ROOM_ENDED: 4004,
+    TOKEN_EXPIRED: 4005,
 } as const;
 export type CloseCode = (typeof CloseCode)[keyof typeof CloseCode];
 

@@ -1081,7 +1081,8 @@ export interface components {
          *     | `FORBIDDEN` | 403 | authenticated but not allowed |
          *     | `NOT_FOUND` | 404 | absent, or another tenant's (also unknown routes) |
          *     | `NO_ACTIVE_RECORDING` | 404 | stop without an active recording |
-         *     | `METHOD_NOT_ALLOWED` | 405 | the path exists but not with this method |
+         *     | `METHOD_NOT_ALLOWED` | 405 | the path exists but not with this method; `Allow` lists the methods it has |
+         *     | `UPGRADE_REQUIRED` | 426 | a plain HTTP request to `/api/v1/ws` (a WebSocket upgrade is required) |
          *     | `RECORDING_IN_PROGRESS` | 409 | start while recording |
          *     | `ROOM_ENDED` | 409 | change of or join to an ended room |
          *     | `ROOM_NAME_TAKEN` | 409 | another active room has this name |
@@ -1091,11 +1092,10 @@ export interface components {
          *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | body not JSON |
          *     | `RATE_LIMITED` | 429 | too many requests; see `Retry-After` |
          *     | `INTERNAL_ERROR` | 500 | unexpected failure |
-         *     | `NOT_IMPLEMENTED` | 501 | a documented operation this deployment does not provide |
          *     | `SERVICE_UNAVAILABLE` | 503 | a dependency is unreachable; retry later |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_STATE" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "INVALID_REFRESH_TOKEN" | "INVALID_SIGNATURE" | "FORBIDDEN" | "NOT_FOUND" | "NO_ACTIVE_RECORDING" | "METHOD_NOT_ALLOWED" | "RECORDING_IN_PROGRESS" | "ROOM_ENDED" | "ROOM_NAME_TAKEN" | "DUPLICATE_PARTICIPANT" | "LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_STATE" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "INVALID_REFRESH_TOKEN" | "INVALID_SIGNATURE" | "FORBIDDEN" | "NOT_FOUND" | "NO_ACTIVE_RECORDING" | "METHOD_NOT_ALLOWED" | "UPGRADE_REQUIRED" | "RECORDING_IN_PROGRESS" | "ROOM_ENDED" | "ROOM_NAME_TAKEN" | "DUPLICATE_PARTICIPANT" | "LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         ValidationIssue: {
             /** @description JSON path of the offending value, e.g. `/body/participants/3/display_name` or `/query/limit`. */
             path: string;
@@ -2311,7 +2311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/yaml": string;
+                    "application/yaml": Record<string, never>;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2334,7 +2334,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/yaml": string;
+                    "application/yaml": Record<string, never>;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4087,6 +4087,27 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description `UPGRADE_REQUIRED`: a plain HTTP request (no WebSocket upgrade) reached the WebSocket endpoint. */
+            426: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description Always `websocket`. */
+                    Upgrade?: "websocket";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UPGRADE_REQUIRED",
+                     *         "message": "This endpoint speaks WebSocket only: send a WebSocket upgrade (see /api/v1/asyncapi.yaml)",
+                     *         "request_id": "01931c80-4d3c-7b2a-9f18-e7d6c5b4a392"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

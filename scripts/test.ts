@@ -9,7 +9,7 @@ const node = process.execPath; // Node 24 from the `node` devDependency: npm scr
 const bin = (name: string) => join('node_modules', '.bin', name);
 
 const steps: Array<[string, string, string[]]> = [
-  ['install the service binaries (temporal, temporal-test-server, weed)', node, ['scripts/tools.ts']],
+  ['install the service binaries and the fuzzer (temporal, temporal-test-server, weed, schemathesis)', node, ['scripts/tools.ts']],
   ['generated/ is up to date with spec/', node, ['scripts/check-generated.ts']],
   // Fetched once here (Maven Central, version pinned in openapitools.json) so the SDK tests never race to download it.
   ['openapi-generator JAR for the SDK tests', node, ['node_modules/@openapitools/openapi-generator-cli/main.js', 'version']],
@@ -17,6 +17,8 @@ const steps: Array<[string, string, string[]]> = [
   ['AsyncAPI validation (@asyncapi/parser)', node, ['scripts/lint-asyncapi.ts']],
   ['AsyncAPI validation (@asyncapi/cli validate, offline)', node, ['scripts/asyncapi-cli.ts', 'validate', 'spec/asyncapi.yaml', '--fail-severity', 'warn']],
   ['type check (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
+  // ~3.5 min on 2 cores: two time-boxed schemathesis runs (tenant key, admin key) against the real app and services.
+  ['contract fuzzing (schemathesis over spec/openapi.yaml, scripts/fuzz.ts)', node, ['scripts/fuzz.ts']],
 ];
 
 for (const [title, command, args] of steps) {

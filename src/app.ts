@@ -6,6 +6,8 @@ import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
 import { createAuthenticator } from './http/authenticate.ts';
 import { errorMiddleware, routeNotFound } from './http/errors.ts';
+import { inputGuard } from './http/input-guard.ts';
+import { httpMethodSemantics, upgradeRequired } from './http/methods.ts';
 import { tenantRateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-context.ts';
 import { requestLog } from './http/request-log.ts';
@@ -62,6 +64,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestLog(logger));
   app.use(httpMetrics());
   app.use((_req, _res, next) => RequestContext.create(orm.em, next));
+  const operations = listOperations(loadOpenApi());
+  // OPTIONS, HEAD and 405 + Allow for every path of the contract, before any parser or validator (RFC 9110).
+  app.use(httpMethodSemantics(operations));
   // The provider's webhook is verified on its raw bytes before any parser or validator touches them.
   app.use(UPSTREAM_WEBHOOK_PATH, ...upstreamSignatureGuard(config.upstream.webhookSecret));
   app.use(
@@ -76,12 +81,15 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     OpenApiValidator.middleware({
       apiSpec: fileURLToPath(OPENAPI_PATH),
-      validateRequests: { allowUnknownQueryParameters: false },
+      // allErrors: every violated field is named (DECISIONS §3), also inside oneOf branches; bodies are capped at 1 MiB.
+      validateRequests: { allowUnknownQueryParameters: false, allErrors: true },
       validateResponses: config.validateResponses,
       validateSecurity: false, // credentials are checked by our authenticator, which knows what they mean
       ignorePaths: /^\/api\/v1\/ws$/, // the WebSocket upgrade never reaches Express
     }),
   );
+  // U+0000 and non-finite numbers anywhere in the input: 400 naming the field (input-guard.ts explains why here).
+  app.use(inputGuard);
 
   const handlers: OperationHandlers = {
     ...systemRoutes({ checks: deps.readiness }),
@@ -93,10 +101,11 @@ export function createApp(deps: AppDeps): Express {
     ...participantRoutes({ participants: deps.participants, em }),
     ...transcriptRoutes({ transcripts: deps.transcripts, em }),
     ...deliveryRoutes({ deliveries: deps.deliveries, em }),
+    connectWebSocket: upgradeRequired,
   };
   const authenticate = createAuthenticator({ adminApiKey: config.adminApiKey, tokens: deps.tokens, tenants: deps.tenants, em });
-  const limit = tenantRateLimit(config.rateLimitPerMinute);
-  bindOperations(app, listOperations(loadOpenApi()), handlers, (access) => [authenticate(access), limit]);
+  const limit = tenantRateLimit(config.rateLimitPerMinute, orm);
+  bindOperations(app, operations, handlers, (access) => [authenticate(access), limit]);
 
   app.use(routeNotFound);
   app.use(errorMiddleware(logger));

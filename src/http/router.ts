@@ -1,14 +1,13 @@
 import type { Express, RequestHandler } from 'express';
-import { ApiError } from './errors.ts';
 import type { OperationAccess } from './authenticate.ts';
 import type { SpecOperation } from './spec.ts';
 
 export type OperationHandlers = Partial<Record<string, RequestHandler>>;
 
 /**
- * Binds handlers to the spec's operations by operationId, so the contract drives the router: an operation without a
- * handler answers 501 NOT_IMPLEMENTED (the contract stays browsable), and a handler for an operation the spec does not
- * declare stops start-up (no route exists in code but not in the spec).
+ * Binds handlers to the spec's operations by operationId, so the contract drives the router. Start-up stops when an
+ * operation of the contract has no handler (no 501 path, DECISIONS §3) and when a handler serves an operation the spec
+ * does not declare (no route exists in code but not in the spec).
  */
 export function bindOperations(
   app: Express,
@@ -20,16 +19,15 @@ export function bindOperations(
   const declared = new Set(operations.map((op) => op.operationId));
   const undeclared = Object.keys(handlers).filter((id) => !declared.has(id));
   if (undeclared.length > 0) throw new Error(`Handlers for operations missing from spec/openapi.yaml: ${undeclared.join(', ')}`);
+  const unhandled = operations.filter((op) => !handlers[op.operationId]);
+  if (unhandled.length > 0) {
+    throw new Error(`Operations of spec/openapi.yaml without a handler: ${unhandled.map((op) => op.operationId).join(', ')}`);
+  }
 
   for (const op of operations) {
+    const handler = handlers[op.operationId]!; // every operation has one (checked above)
     const expressPath = op.path.replace(/\{([^}]+)\}/g, ':$1');
-    const handler = handlers[op.operationId] ?? notImplemented(op.operationId);
     const chain: RequestHandler[] = op.schemes.size > 0 ? [...guard(op), handler] : [handler];
     app[op.method](expressPath, ...chain);
   }
 }
-
-const notImplemented =
-  (operationId: string): RequestHandler =>
-  (_req, _res, next) =>
-    next(new ApiError('NOT_IMPLEMENTED', `${operationId} is declared in the contract but not implemented yet`));

@@ -106,6 +106,10 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
       ws.ping();
     }, opts.pingIntervalMs);
     pinger.unref();
+    // A token is valid only until its exp, also on an open socket (issue 10): close with 4005 then. setTimeout
+    // cannot wait longer than ~24.8 days; access tokens live at most a day (PARTICIPANT_TOKEN_TTL_SECONDS).
+    const expiry = setTimeout(() => ws.close(CloseCode.TOKEN_EXPIRED, 'Access token expired'), Math.max(0, id.expiresAt - Date.now()));
+    expiry.unref();
 
     const ready = track(
       joinRoom(member).catch((err) => {
@@ -144,6 +148,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
     ws.on('error', () => ws.terminate());
     ws.on('close', () => {
       clearInterval(pinger);
+      clearTimeout(expiry);
       hub.remove(member);
       metrics.websocketClosed();
       track(ready.then(() => leaveRoom(member)).catch((err) => deps.logger.error({ err, roomId: id.roomId }, 'recording a departure failed')));

@@ -16,6 +16,8 @@ export interface SocketIdentity {
   roomId: string;
   participantId: string;
   role: ParticipantRole;
+  /** When the access token expires (ms since the epoch): the gateway closes the socket then (4005). */
+  expiresAt: number;
 }
 
 export interface UpgradeAuthDeps {
@@ -63,5 +65,5 @@ export async function authorizeUpgrade(deps: UpgradeAuthDeps, req: IncomingMessa
   if (!room || room.status !== 'active') throw notFound('Room');
   const participant = await em.findOne(ParticipantSchema, { id: claims.participant_id, room: room.id, tenant: tenant.id });
   if (!participant || participant.removedAt) throw notFound('Participant');
-  return { tenantId: tenant.id, roomId: room.id, participantId: participant.id, role: participant.role };
+  return { tenantId: tenant.id, roomId: room.id, participantId: participant.id, role: participant.role, expiresAt: claims.exp * 1000 };
 }
