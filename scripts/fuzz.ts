@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import globalSetup from '../test/harness/global-setup.ts';
 import globalTeardown from '../test/harness/global-teardown.ts';
 import { createTenant } from '../test/helpers/fixtures.ts';
+import { freePort } from '../test/helpers/free-port.ts';
 import { createRecordingStack } from '../test/helpers/recording-stack.ts';
 import { ADMIN_KEY } from '../test/helpers/test-app.ts';
 import { ensureTool, projectRoot } from './tools.ts';
@@ -34,9 +35,20 @@ const MAX_TIME = process.env.FUZZ_MAX_TIME ?? '90';
 async function main(extraArgs: string[]): Promise<number> {
   const st = await ensureTool('st');
   await globalSetup();
-  // The recording tests' stack: the app listening on a free port, the development media server as the provider, and a
-  // real worker process. A generous rate limit: the fuzzer is one tenant sending thousands of requests on purpose.
-  const stack = await createRecordingStack({ env: { RATE_LIMIT_PER_MINUTE: '1000000' } });
+  // The recording tests' stack: the app listening on a free port, the development media server as the media provider
+  // and, as in `npm run dev`, the `openai` transcription provider and the openai-compatible AI (DECISIONS §8-§9), so
+  // every operation runs as deployed; a real worker process. A generous rate limit: the fuzzer is one tenant sending
+  // thousands of requests on purpose.
+  const mediaPort = await freePort();
+  const stack = await createRecordingStack({
+    media: { port: mediaPort },
+    env: {
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      OPENAI_BASE_URL: `http://127.0.0.1:${mediaPort}/v1`,
+      AI_BASE_URL: `http://127.0.0.1:${mediaPort}/v1`,
+      OPENAI_TRANSCRIPTION_MODEL: 'whisper-1',
+    },
+  });
   const worker = await stack.startWorker();
   const { t, baseUrl } = stack;
   let failed = 0;
