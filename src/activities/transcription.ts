@@ -174,6 +174,6 @@ function bounded(s: TranscriptSegmentOut): TranscriptSegment {
     start,
     end: Math.max(start, Number.isFinite(s.end) ? s.end : start),
     text: s.text.slice(0, MAX_SEGMENT_TEXT),
-    speaker: s.speaker === null ? null : s.speaker.slice(0, MAX_SPEAKER),
+    speaker: s.speaker.slice(0, MAX_SPEAKER),
   };
 }

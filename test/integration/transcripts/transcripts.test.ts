@@ -116,7 +116,7 @@ describe('a tenant with the default (builtin) analyser', () => {
 
     const got = await stack.t.request.get(`/api/v1/transcription/${id}`).set(tenant.auth).expect(200);
     expect(got.body.data).toMatchObject({ id, recording_id: recordingId, room_id: roomId, status: 'completed', provider: 'openai' });
-    const segments = got.body.data.content.segments as Array<{ start: number; end: number; text: string; speaker: string | null }>;
+    const segments = got.body.data.content.segments as Array<{ start: number; end: number; text: string; speaker: string }>;
     expect(segments.length).toBeGreaterThan(1);
     expect(new Set(segments.map((s) => s.speaker)).size).toBeGreaterThan(1); // the meeting has several speakers
     for (const s of segments) expect(s.end).toBeGreaterThanOrEqual(s.start);
