@@ -1694,8 +1694,12 @@ export interface components {
             /** @description Seconds from the start of the recording. */
             end: number;
             text: string;
-            /** @description Speaker label from the provider (e.g. `speaker_0`); null when the provider does not tell speakers apart. */
-            speaker: string | null;
+            /**
+             * @description The provider's speaker label (OpenAI's `diarized_json` gives `A`, `B`, …; Deepgram's speaker numbers become
+             *     `speaker_0`, `speaker_1`, …), or `speaker_0` for every segment when the provider gives no label (DECISIONS §9).
+             *     Never null.
+             */
+            speaker: string;
         };
         Transcript: {
             id: components["schemas"]["Uuid"];

@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { v7 as uuidv7 } from 'uuid';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
+import { tenantTranscriptionKey, type ProviderRegistry } from '../providers/registry.ts';
 import { PostMeetingResultSchema, type PostMeetingError } from '../modules/post-meeting/post-meeting-result.entity.ts';
 import { RecordingSchema } from '../modules/recordings/recording.entity.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
@@ -83,7 +83,7 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
       }
       const own = config.post_meeting_webhook?.transcription;
       // The tenant's provider when it is usable for the tenant (its own key counts), else the deployment's default.
-      const provider = own?.provider && providers.transcription.isUsable(own.provider, own.api_key ? { tenantKey: own.api_key } : {})
+      const provider = own?.provider && providers.transcription.isUsable(own.provider, { tenantKey: tenantTranscriptionKey(own, own.provider) })
         ? own.provider
         : providers.transcription.defaultId;
       if (!provider) {

@@ -5,7 +5,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
+import { tenantTranscriptionKey, type ProviderRegistry } from '../providers/registry.ts';
 import { RecordingSchema, type Recording } from '../modules/recordings/recording.entity.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
@@ -70,7 +70,7 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
       const config = tenants.effectiveConfig(tenant);
       const own = config.post_meeting_webhook?.transcription;
       // The tenant's own key replaces the operator's for the provider the tenant chose (or any, when it chose none).
-      const apiKey = own?.api_key && (!own.provider || own.provider === transcript.provider) ? own.api_key : undefined;
+      const apiKey = tenantTranscriptionKey(own, transcript.provider);
       const provider = providers.transcription.forTenant(transcript.provider, apiKey);
       if (!provider) {
         throw ApplicationFailure.nonRetryable(`transcription provider "${transcript.provider}" is not configured`, TRANSCRIPTION_FAILURE.providerRejected);
@@ -174,6 +174,6 @@ function bounded(s: TranscriptSegmentOut): TranscriptSegment {
     start,
     end: Math.max(start, Number.isFinite(s.end) ? s.end : start),
     text: s.text.slice(0, MAX_SEGMENT_TEXT),
-    speaker: s.speaker === null ? null : s.speaker.slice(0, MAX_SPEAKER),
+    speaker: s.speaker.slice(0, MAX_SPEAKER),
   };
 }

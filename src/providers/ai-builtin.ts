@@ -9,7 +9,7 @@
 //   - first-person commitments, attributed to the speaker: "I will …" / "I'll …" → "Alice will …"
 //   - requests to a named person: "Bob, can you send the deck?" → "Bob to send the deck."
 
-import type { AiAnalyzer, AnalysisRequest, MeetingInsights, TranscriptSegmentOut } from './types.ts';
+import type { AiAnalyzer, AnalysisRequest, MeetingInsights } from './types.ts';
 
 const MAX_SUMMARY_SENTENCES = 3;
 const MAX_ACTION_ITEMS = 50;
@@ -28,12 +28,21 @@ interface Sentence {
   index: number;
 }
 
-export function analyzeTranscript(input: { text: string; segments: TranscriptSegmentOut[] }): MeetingInsights {
+/**
+ * What the analyser reads: a stored transcript's segments (always labelled), or the lines of a chat prompt (the
+ * development media server's `/v1/chat/completions`), which may name no speaker.
+ */
+export interface SpokenText {
+  text: string;
+  speaker: string | null;
+}
+
+export function analyzeTranscript(input: { text: string; segments: SpokenText[] }): MeetingInsights {
   const sentences = sentencesOf(input);
   return { summary: summarize(sentences), actionItems: extractActionItems(sentences) };
 }
 
-function sentencesOf(input: { text: string; segments: TranscriptSegmentOut[] }): Sentence[] {
+function sentencesOf(input: { text: string; segments: SpokenText[] }): Sentence[] {
   const sources = input.segments.length > 0 ? input.segments : [{ text: input.text, speaker: null }];
   const sentences: Sentence[] = [];
   for (const source of sources) {

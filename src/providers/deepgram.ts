@@ -13,6 +13,7 @@ import {
   type TranscriptionRequest,
   type TranscriptionResult,
   type TranscriptSegmentOut,
+  UNLABELLED_SPEAKER,
 } from './types.ts';
 
 /** Deepgram takes up to 100 key terms. */
@@ -102,7 +103,8 @@ interface DeepgramResponse {
   };
 }
 
-const speakerLabel = (speaker: unknown) => (typeof speaker === 'number' ? `speaker_${speaker}` : null);
+// Deepgram numbers speakers from 0; without numbers (no diarization) every segment is UNLABELLED_SPEAKER.
+const speakerLabel = (speaker: unknown) => (typeof speaker === 'number' ? `speaker_${speaker}` : UNLABELLED_SPEAKER);
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
 function segmentsOf(parsed: unknown): TranscriptSegmentOut[] | undefined {
@@ -125,7 +127,7 @@ function segmentsOf(parsed: unknown): TranscriptSegmentOut[] | undefined {
     );
   }
   if (Array.isArray(alternative.words) && alternative.words.length > 0) return fromWords(alternative.words);
-  return alternative.transcript?.trim() ? [{ start: 0, end: 0, text: alternative.transcript.trim(), speaker: null }] : [];
+  return alternative.transcript?.trim() ? [{ start: 0, end: 0, text: alternative.transcript.trim(), speaker: UNLABELLED_SPEAKER }] : [];
 }
 
 /** Words grouped into one segment per run of the same speaker. */

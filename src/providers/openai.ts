@@ -14,6 +14,7 @@ import {
   type TranscriptionRequest,
   type TranscriptionResult,
   type TranscriptSegmentOut,
+  UNLABELLED_SPEAKER,
 } from './types.ts';
 
 type ResponseFormat = 'diarized_json' | 'verbose_json';
@@ -108,7 +109,7 @@ function segmentsOf(parsed: unknown, format: ResponseFormat): TranscriptSegmentO
     const segments: TranscriptSegmentOut[] = [];
     for (const raw of body.segments as Array<Record<string, unknown>>) {
       if (typeof raw?.start !== 'number' || typeof raw.end !== 'number' || typeof raw.text !== 'string') return undefined;
-      const speaker = format === 'diarized_json' && typeof raw.speaker === 'string' && raw.speaker ? raw.speaker : null;
+      const speaker = format === 'diarized_json' && typeof raw.speaker === 'string' && raw.speaker ? raw.speaker : UNLABELLED_SPEAKER;
       segments.push({ start: raw.start, end: raw.end, text: raw.text.trim(), speaker });
     }
     return segments;
@@ -116,7 +117,7 @@ function segmentsOf(parsed: unknown, format: ResponseFormat): TranscriptSegmentO
   // A server that gives only text (plain `json`): one segment over the whole audio.
   if (typeof body.text === 'string') {
     const end = typeof body.duration === 'number' ? body.duration : 0;
-    return body.text.trim() ? [{ start: 0, end, text: body.text.trim(), speaker: null }] : [];
+    return body.text.trim() ? [{ start: 0, end, text: body.text.trim(), speaker: UNLABELLED_SPEAKER }] : [];
   }
   return undefined;
 }

@@ -11,6 +11,7 @@
 //       forTenant(id, tenantKey?): TranscriptionProvider | undefined  // get(), or a provider the tenant's key unlocks
 //       defaultId: string | null                // TRANSCRIPTION_DEFAULT_PROVIDER if usable, else the first usable
 //     }
+//   tenantTranscriptionKey(own, providerId): string | undefined   // the tenant's own key, if it is for that provider
 //     ai: {
 //       get(id): AiAnalyzer | undefined         // 'builtin' and 'openai-compatible' (fails clearly without a key)
 //       defaultId: 'builtin' | 'openai-compatible'   // AI_DEFAULT_PROVIDER
@@ -41,6 +42,19 @@ export interface ProviderRegistry {
 }
 
 export const TRANSCRIPTION_PROVIDER_IDS = ['openai', 'deepgram'] as const;
+
+/**
+ * The tenant's own transcription key (`post_meeting_webhook.transcription`) when it may be used for `providerId`: it
+ * belongs to the provider the tenant chose, or to any provider when the tenant chose none. One rule for the API (is a
+ * requested provider usable?) and the activity (which key is sent), so a 202 is never followed by "not configured".
+ */
+export function tenantTranscriptionKey(
+  own: { provider?: string; api_key?: string } | null | undefined,
+  providerId: string,
+): string | undefined {
+  if (!own?.api_key) return undefined;
+  return !own.provider || own.provider === providerId ? own.api_key : undefined;
+}
 
 export function createProviderRegistry(config: Pick<Config, 'providers'>): ProviderRegistry {
   const settings = config.providers;

@@ -7,9 +7,15 @@ export interface TranscriptSegmentOut {
   start: number;
   end: number;
   text: string;
-  /** The provider's label, or a stable `speaker_0`-style label; null when the provider cannot tell speakers apart. */
-  speaker: string | null;
+  /** The provider's label, or a stable `speaker_0`-style label; UNLABELLED_SPEAKER when the provider gives none. */
+  speaker: string;
 }
+
+/**
+ * The speaker of a segment the provider gave no label (DECISIONS §9): every segment carries a string speaker, so a
+ * transcript without diarization reads as one speaker rather than as missing data.
+ */
+export const UNLABELLED_SPEAKER = 'speaker_0';
 
 export interface TranscriptionRequest {
   /**

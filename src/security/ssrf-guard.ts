@@ -17,6 +17,14 @@ export class UnsafeUrlError extends Error {
   override name = 'UnsafeUrlError';
 }
 
+/**
+ * The host has no DNS answer. Still refused (nothing could be checked), but a DNS failure rather than a ruling on the
+ * address, so a caller can say so: a webhook attempt reports it as a DNS failure and retries.
+ */
+export class UnresolvableHostError extends UnsafeUrlError {
+  override name = 'UnresolvableHostError';
+}
+
 export interface SsrfPolicy {
   production: boolean;
 }
@@ -118,7 +126,7 @@ export async function assertSafeWebhookUrl(url: string | URL, options: AssertSaf
   try {
     addresses = await resolve(hostname);
   } catch (err) {
-    throw new UnsafeUrlError(`host ${hostname} could not be resolved (${(err as { code?: string }).code ?? 'error'})`);
+    throw new UnresolvableHostError(`host ${hostname} could not be resolved (${(err as { code?: string }).code ?? 'error'})`);
   }
   if (addresses.length === 0) throw new UnsafeUrlError(`host ${hostname} has no address`);
   for (const { address } of addresses) {

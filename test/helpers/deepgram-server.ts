@@ -3,7 +3,8 @@
 // development media server's WAVs by their header and answers their scripted transcript in Deepgram's response
 // shape (field names as Deepgram documents them: `metadata`, `results.channels[].alternatives[]` with `transcript`,
 // `words`, `paragraphs`, and `results.utterances[]` with `start`, `end`, `transcript`, `speaker`). It can be
-// scripted to fail: 401/403, 429, 500, a slow answer, garbage JSON, or a result without utterances.
+// scripted to fail: 401/403, 429, 500, a slow answer, garbage JSON, a result without utterances, or one without
+// speakers (as a model that cannot diarize answers).
 
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -19,7 +20,8 @@ export type DeepgramFailure =
   | 'slow'
   | 'garbage'
   | 'no_utterances'
-  | 'words_only';
+  | 'words_only'
+  | 'undiarized';
 
 export interface DeepgramRequest {
   query: URLSearchParams;
@@ -186,7 +188,7 @@ function samplesSeconds(wav: NonNullable<ReturnType<typeof readWavHeader>>, byte
 /** Deepgram's pre-recorded response for a scripted transcript, shaped by the request's options. */
 function listenResponse(transcript: ScriptedTranscript, query: URLSearchParams, failure: DeepgramFailure | undefined) {
   const speakerIndex = new Map(transcript.speakers.map((speaker, i) => [speaker, i]));
-  const diarize = query.get('diarize') === 'true';
+  const diarize = query.get('diarize') === 'true' && failure !== 'undiarized';
   const segments = transcript.segments.map((segment) => ({
     ...segment,
     speakerNumber: speakerIndex.get(segment.speaker) ?? 0,

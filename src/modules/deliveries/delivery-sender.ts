@@ -5,7 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { WebhookAttemptOutcome } from '../../metrics/metrics.ts';
 import { signWebhook } from '../../security/signatures.ts';
-import { assertSafeWebhookUrl, createSafeLookup, UnsafeUrlError } from '../../security/ssrf-guard.ts';
+import { assertSafeWebhookUrl, createSafeLookup, UnresolvableHostError, UnsafeUrlError } from '../../security/ssrf-guard.ts';
 
 /** Stored receiver answers are cut to this (DECISIONS §10). */
 export const MAX_STORED_RESPONSE_BYTES = 1024;
@@ -147,6 +147,8 @@ class TimeoutError extends Error {
 
 function describeNetworkError(err: unknown): string {
   if (err instanceof TimeoutError) return err.message;
+  // Before the general SSRF case: an unresolvable host is a DNS failure, not an address the guard refused.
+  if (err instanceof UnresolvableHostError) return `DNS lookup failed: ${err.message}`;
   if (err instanceof UnsafeUrlError) return `Refused by the SSRF guard: ${err.message}`;
   const code = (err as { code?: string }).code;
   switch (code) {

@@ -13,7 +13,8 @@ export interface TranscriptSegment {
   start: number;
   end: number;
   text: string;
-  speaker: string | null;
+  /** The provider's label, or `speaker_0` when it gives none (DECISIONS §9). */
+  speaker: string;
 }
 
 export const TranscriptSchema = defineEntity({

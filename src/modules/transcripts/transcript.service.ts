@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { ApiError, notFound, validationError } from '../../http/errors.ts';
 import type { Principal } from '../../http/principal.ts';
 import type { Logger } from '../../logger.ts';
-import type { ProviderRegistry } from '../../providers/registry.ts';
+import { tenantTranscriptionKey, type ProviderRegistry } from '../../providers/registry.ts';
 import { RecordingSchema } from '../recordings/recording.entity.ts';
 import { roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
@@ -44,7 +44,7 @@ export class TranscriptService {
     }
     const tenant = await em.findOneOrFail(TenantSchema, { id: tenantId });
     const own = this.#deps.tenants.effectiveConfig(tenant).post_meeting_webhook?.transcription;
-    const provider = this.resolveProvider(body.provider ?? own?.provider, own?.api_key);
+    const provider = this.resolveProvider(body.provider ?? own?.provider, own);
 
     const transcript = em.create(TranscriptSchema, {
       id: uuidv7(),
@@ -73,13 +73,13 @@ export class TranscriptService {
 
   /**
    * The provider id a transcription uses: the one asked for (or the tenant's), else the deployment's default. One
-   * that is not usable (unknown, or without a key: the tenant's own key counts) is 400 VALIDATION_ERROR, as is having
-   * none at all.
+   * that is not usable (unknown, or without a key: the tenant's own key counts only for the provider it belongs to,
+   * as the activity will use it) is 400 VALIDATION_ERROR, as is having none at all.
    */
-  resolveProvider(requested: string | undefined, tenantKey?: string): string {
+  resolveProvider(requested: string | undefined, own?: { provider?: string; api_key?: string }): string {
     const { transcription } = this.#deps.providers;
     if (requested !== undefined) {
-      if (!transcription.isUsable(requested, tenantKey ? { tenantKey } : {})) {
+      if (!transcription.isUsable(requested, { tenantKey: tenantTranscriptionKey(own, requested) })) {
         const usable = transcription.list().map((p) => p.id);
         throw validationError('/body/provider', `Unknown or unconfigured transcription provider "${requested}" (usable: ${usable.join(', ') || 'none'})`);
       }

@@ -5,8 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { analyzeTranscript } from '../../providers/ai-builtin.ts';
-import type { TranscriptSegmentOut } from '../../providers/types.ts';
+import { analyzeTranscript, type SpokenText } from '../../providers/ai-builtin.ts';
 import { HttpError, readJsonObject, sendJson } from './http.ts';
 
 /** A transcript of several hours fits; more is refused (413). */
@@ -56,16 +55,16 @@ function contentText(content: unknown): string | undefined {
 }
 
 /** The transcript in a prompt: a `Transcript:` line and what follows it (else the whole text), one segment a line. */
-function transcriptOf(prompt: string): { text: string; segments: TranscriptSegmentOut[] } {
+function transcriptOf(prompt: string): { text: string; segments: SpokenText[] } {
   const marker = /^Transcript:\s*$/m.exec(prompt);
   const body = marker ? prompt.slice(marker.index + marker[0].length) : prompt;
-  const segments: TranscriptSegmentOut[] = body
+  const segments: SpokenText[] = body
     .split('\n')
     .map((line) => line.trim())
     .filter(Boolean)
     .map((line) => {
       const match = SPEAKER_LINE.exec(line);
-      return { start: 0, end: 0, text: match ? match[2] : line, speaker: match ? match[1] : null };
+      return { text: match ? match[2] : line, speaker: match ? match[1] : null };
     });
   return { text: segments.map((segment) => segment.text).join(' '), segments };
 }

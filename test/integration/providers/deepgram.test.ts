@@ -102,6 +102,15 @@ test('without utterances the paragraphs are used; without paragraphs the words, 
   expect(fromWords.segments.at(-1)!.end).toBeCloseTo(48, 1);
 });
 
+test('a result without speaker numbers (no diarization) labels every segment speaker_0, never null', async () => {
+  const { bytes, script } = recording;
+  const provider = new DeepgramProvider(settings());
+  deepgram.failNext('undiarized');
+  const fromUtterances = await provider.transcribe(requestFor(bytes));
+  expect(fromUtterances.segments.map((s) => s.text)).toEqual(script.segments.map((s) => s.text));
+  expect(new Set(fromUtterances.segments.map((s) => s.speaker))).toEqual(new Set(['speaker_0']));
+});
+
 test('401 and 403 fail at once with a reason naming Deepgram; the key never appears', async () => {
   const provider = new DeepgramProvider(settings());
   deepgram.failNext('unauthorized');

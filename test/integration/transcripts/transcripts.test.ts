@@ -116,7 +116,7 @@ describe('a tenant with the default (builtin) analyser', () => {
 
     const got = await stack.t.request.get(`/api/v1/transcription/${id}`).set(tenant.auth).expect(200);
     expect(got.body.data).toMatchObject({ id, recording_id: recordingId, room_id: roomId, status: 'completed', provider: 'openai' });
-    const segments = got.body.data.content.segments as Array<{ start: number; end: number; text: string; speaker: string | null }>;
+    const segments = got.body.data.content.segments as Array<{ start: number; end: number; text: string; speaker: string }>;
     expect(segments.length).toBeGreaterThan(1);
     expect(new Set(segments.map((s) => s.speaker)).size).toBeGreaterThan(1); // the meeting has several speakers
     for (const s of segments) expect(s.end).toBeGreaterThanOrEqual(s.start);
@@ -195,6 +195,31 @@ describe('a tenant with the default (builtin) analyser', () => {
     await stack.t.request.post(`/api/v1/recordings/${recordingId}/transcribe`).set(bearer(host.auth_token)).send({ room_id: roomId }).expect(403);
   });
 });
+
+test("a tenant's own key unlocks only the provider it belongs to: another one is refused up front, not failed later", async () => {
+  // The key is for openai; the operator has no deepgram key in this stack, so deepgram is not usable for this tenant.
+  const tenant = await createTenant(stack.t);
+  await patchConfig(stack.t, tenant, {
+    transcription_enabled: false,
+    post_meeting_webhook: { ...WEBHOOK_OFF, include_transcript: false, include_summary: false, include_action_items: false, transcription: { provider: 'openai', api_key: 'sk-tenant-own-openai-key-123456' } },
+  });
+  const { roomId, recordingId } = await readyRecording(tenant);
+  await postMeetingResult(recordingId);
+
+  const refused = await stack.t.request
+    .post(`/api/v1/recordings/${recordingId}/transcribe`)
+    .set(tenant.auth)
+    .send({ room_id: roomId, provider: 'deepgram' })
+    .expect(400);
+  expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('"deepgram"') });
+  expect(await stack.t.services.orm.em.fork().count(TranscriptSchema, { recording: recordingId })).toBe(0);
+
+  // The provider the key belongs to is accepted (and the key is the one sent: the dev server takes any).
+  const queued = await stack.t.request.post(`/api/v1/recordings/${recordingId}/transcribe`).set(tenant.auth).send({ room_id: roomId }).expect(202);
+  await stack.temporal.workflow.getHandle(transcriptionWorkflowId(queued.body.transcript_id)).result();
+  const got = await stack.t.request.get(`/api/v1/transcription/${queued.body.transcript_id}`).set(tenant.auth).expect(200);
+  expect(got.body.data).toMatchObject({ status: 'completed', provider: 'openai' });
+}, 120_000);
 
 test('an archived recording is transcribed from the archive bucket', async () => {
   const tenant = await createTenant(stack.t);

@@ -2,7 +2,7 @@
 import { BuiltinAnalyzer, analyzeTranscript } from '../../../src/providers/ai-builtin.ts';
 import type { TranscriptSegmentOut } from '../../../src/providers/types.ts';
 
-const said = (lines: Array<[string | null, string]>): { text: string; segments: TranscriptSegmentOut[] } => ({
+const said = (lines: Array<[string, string]>): { text: string; segments: TranscriptSegmentOut[] } => ({
   text: lines.map(([, text]) => text).join(' '),
   segments: lines.map(([speaker, text], i) => ({ start: i * 5, end: i * 5 + 5, text, speaker })),
 });

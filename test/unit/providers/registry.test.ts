@@ -1,7 +1,7 @@
 // Which providers are usable, and the provider settings' defaults and validation (src/config.ts).
 import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { maskProfanity, iso639_1 } from '../../../src/providers/audio.ts';
-import { createProviderRegistry } from '../../../src/providers/registry.ts';
+import { createProviderRegistry, tenantTranscriptionKey } from '../../../src/providers/registry.ts';
 
 const ids = (env: Record<string, string>) => createProviderRegistry(loadConfig(env)).transcription.list().map((p) => p.id);
 
@@ -36,6 +36,14 @@ test('the default provider is the configured one when usable, else the first usa
   expect(onlyOpenai.transcription.forTenant('deepgram', 'tenant-dg')?.id).toBe('deepgram');
   expect(onlyOpenai.transcription.forTenant('deepgram')).toBeUndefined();
   expect(onlyOpenai.transcription.get('__proto__')).toBeUndefined();
+});
+
+test("a tenant's own transcription key is for the provider it chose, or for any when it chose none", () => {
+  expect(tenantTranscriptionKey({ provider: 'deepgram', api_key: 'dg-tenant' }, 'deepgram')).toBe('dg-tenant');
+  expect(tenantTranscriptionKey({ provider: 'openai', api_key: 'sk-tenant' }, 'deepgram')).toBeUndefined();
+  expect(tenantTranscriptionKey({ api_key: 'any-tenant' }, 'deepgram')).toBe('any-tenant');
+  expect(tenantTranscriptionKey({ provider: 'deepgram' }, 'deepgram')).toBeUndefined();
+  expect(tenantTranscriptionKey(null, 'openai')).toBeUndefined();
 });
 
 test('provider settings: defaults and a message naming the bad variable', () => {

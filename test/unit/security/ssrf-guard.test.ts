@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  UnresolvableHostError,
   UnsafeUrlError,
   addressRefusal,
   assertSafeWebhookUrl,
@@ -131,6 +132,10 @@ describe('assertSafeWebhookUrl', () => {
     await expect(assertSafeWebhookUrl('https://gone.example/h', { production: true, resolve: notFound })).rejects.toThrow(
       'host gone.example could not be resolved (ENOTFOUND)',
     );
+    // Still a refusal (an UnsafeUrlError), of its own kind so a webhook attempt can report it as a DNS failure.
+    const refusal = await assertSafeWebhookUrl('https://gone.example/h', { production: true, resolve: notFound }).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(UnresolvableHostError);
+    expect(refusal).toBeInstanceOf(UnsafeUrlError);
     await expect(assertSafeWebhookUrl('https://empty.example/h', { production: true, resolve: async () => [] })).rejects.toThrow(
       /has no address/,
     );
