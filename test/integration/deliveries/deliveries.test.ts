@@ -128,8 +128,16 @@ test('a delivery arrives signed, with every header and the full payload, and is 
   ]);
   const [row] = await stack.t.services.orm.em.fork().find(WebhookDeliveryAttemptSchema, { delivery: deliveryId });
   expect(row.responseBody).toBe('thanks');
-  expect(stack.t.logs()).not.toContain(SECRET);
-  expect(worker.output()).not.toContain(SECRET);
+  // No secret in the delivery log, the API's logs or the worker's (issue 10): not the webhook secret, not the tenant's
+  // key, not the presigned link the receiver got (its signature is a credential for the recording).
+  const signature = new URL(body.recording.download_url).searchParams.get('X-Amz-Signature')!;
+  expect(signature).toMatch(/^[0-9a-f]{64}$/);
+  const list = await stack.t.request.get('/api/v1/webhook-deliveries').set(tenant.auth).expect(200);
+  for (const [place, text] of [['delivery', res.text], ['delivery list', list.text], ['API logs', stack.t.logs()], ['worker logs', worker.output()]]) {
+    for (const [name, secret] of [['webhook secret', SECRET], ['tenant key', tenant.api_key], ['presigned signature', signature]]) {
+      expect({ place, name, found: text.includes(secret) }).toEqual({ place, name, found: false });
+    }
+  }
 }, 60_000);
 
 test('include flags off: only event, timestamp and meeting; a failed step still goes out with errors[]', async () => {
