@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { ParticipantRole } from '../http/principal.ts';
+import type { ParticipantRole } from '../domain/principal.ts';
 
 // What happens in a room, said once by the services that make it happen. The real-time gateway subscribes and turns
 // these into WebSocket messages (and fans them out across API instances); nothing in the services knows about sockets.

@@ -6,8 +6,8 @@ import { issuedFromCurrentKey } from '../modules/auth/auth.service.ts';
 import { currentParticipant } from '../modules/participants/participant-status.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
-import { ApiError, forbidden } from './errors.ts';
-import type { ParticipantRole, Principal } from './principal.ts';
+import { ApiError, forbidden } from '../domain/errors.ts';
+import type { ParticipantRole, Principal } from '../domain/principal.ts';
 
 /** What spec/openapi.yaml says an operation accepts: its security schemes and, for participants, the roles. */
 export interface OperationAccess {

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { OpenApiRequest } from 'express-openapi-validator/dist/framework/types.js';
-import { ApiError, type ErrorDetail } from './errors.ts';
+import { ApiError, type ErrorDetail } from '../domain/errors.ts';
 
 /**
  * The one place for the two input rules a JSON Schema cannot state (DECISIONS §3: a 5xx caused by client input is a bug):

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../domain/errors.ts';
 import type { SpecOperation } from './spec.ts';
 
 interface SpecPath {

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { rateLimit, type ClientRateLimitInfo, type Options, type Store } from 'express-rate-limit';
 import type { Orm } from '../db/orm.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../domain/errors.ts';
 
 const WINDOW_MS = 60_000;
 

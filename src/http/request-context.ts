@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { v7 as uuidv7 } from 'uuid';
-import type { Principal } from './principal.ts';
+import type { Principal } from '../domain/principal.ts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace -- Express augments its Request through this global.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { ParticipantRole } from './principal.ts';
+import type { ParticipantRole } from '../domain/principal.ts';
 
 export const OPENAPI_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
 export const ASYNCAPI_PATH = new URL('../../spec/asyncapi.yaml', import.meta.url);

@@ -1,7 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import { verifyUpstreamSignature } from '../security/signatures.ts';
 import { UPSTREAM_SIGNATURE_HEADER } from '../upstream/protocol.ts';
-import { ApiError, validationError } from './errors.ts';
+import { ApiError, validationError } from '../domain/errors.ts';
 
 /**
  * Guards the media provider's webhook (DECISIONS §7): reads the raw bytes itself, checks `X-Upstream-Signature` (hex

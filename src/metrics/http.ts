@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../domain/errors.ts';
 import type { OperationHandlers } from '../http/router.ts';
 import { safeEqual } from '../security/api-keys.ts';
 import { metrics } from './metrics.ts';

@@ -4,7 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import { v7 as uuidv7 } from 'uuid';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { CloseCode, type ClientMessage, type ErrorData, type ServerMessage } from '../../generated/asyncapi.ts';
-import { ApiError, errorBody } from '../http/errors.ts';
+import { ApiError, errorBody } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { EmptyRoomTimer } from './empty-room-timer.ts';

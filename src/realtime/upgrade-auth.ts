@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Orm } from '../db/orm.ts';
-import { ApiError, notFound } from '../http/errors.ts';
+import { ApiError, notFound } from '../domain/errors.ts';
 import { ParticipantSchema } from '../modules/participants/participant.entity.ts';
 import { RoomSchema } from '../modules/rooms/room.entity.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';

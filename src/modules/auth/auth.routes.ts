@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { components } from '../../../generated/openapi.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 import type { OperationHandlers } from '../../http/router.ts';
 import type { TokenService } from '../../security/tokens.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';

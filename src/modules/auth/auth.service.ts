@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { InvalidTokenError, TokenExpiredError, type TokenClaims, type TokenClaimsInput, type TokenService } from '../../security/tokens.ts';
 import { v7 as uuidv7 } from 'uuid';
 import type { Participant } from '../participants/participant.entity.ts';

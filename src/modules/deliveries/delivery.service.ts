@@ -3,8 +3,8 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7, validate as isUuid } from 'uuid';
-import { ApiError, notFound } from '../../http/errors.ts';
-import type { Principal } from '../../http/principal.ts';
+import { ApiError, notFound } from '../../domain/errors.ts';
+import type { Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
 import { tenantOf } from '../rooms/room-access.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';

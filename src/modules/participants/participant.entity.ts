@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { ParticipantRole } from '../../http/principal.ts';
+import type { ParticipantRole } from '../../domain/principal.ts';
 import { RoomSchema } from '../rooms/room.entity.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 

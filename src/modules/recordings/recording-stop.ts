@@ -2,7 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm.ts';
 import type { DomainEvent, DomainEventPublisher } from '../../events/domain-events.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 import type { Logger } from '../../logger.ts';
 import { UpstreamError, type MediaProvider } from '../../upstream/media-provider.ts';
 import { RecordingSchema, type Recording } from './recording.entity.ts';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { validate as isUuid } from 'uuid';
-import { forbidden, notFound } from '../../http/errors.ts';
-import type { ParticipantRole, Principal } from '../../http/principal.ts';
+import { forbidden, notFound } from '../../domain/errors.ts';
+import type { ParticipantRole, Principal } from '../../domain/principal.ts';
 import { RoomSchema, type Room } from './room.entity.ts';
 
 /** The tenant a principal acts for; admins manage tenants, not rooms. */

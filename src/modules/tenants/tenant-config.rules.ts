@@ -1,4 +1,4 @@
-import { validationError } from '../../http/errors.ts';
+import { validationError } from '../../domain/errors.ts';
 import { canonicalLanguage, isSupportedLanguage, PROVIDER_LANGUAGES } from '../../providers/languages.ts';
 import { assertSafeWebhookUrl, UnsafeUrlError } from '../../security/ssrf-guard.ts';
 import type { TenantConfig } from './tenant-config.ts';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError, forbidden, notFound } from '../../http/errors.ts';
-import type { Principal } from '../../http/principal.ts';
+import { ApiError, forbidden, notFound } from '../../domain/errors.ts';
+import type { Principal } from '../../domain/principal.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from '../../security/api-keys.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { TenantPurger } from './tenant-purge.ts';

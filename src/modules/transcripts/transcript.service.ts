@@ -2,8 +2,8 @@
 // read operations show. Every query filters by the caller's tenant: another tenant's ids are simply not found.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError, notFound, validationError } from '../../http/errors.ts';
-import type { Principal } from '../../http/principal.ts';
+import { ApiError, notFound, validationError } from '../../domain/errors.ts';
+import type { Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
 import { tenantTranscriptionKey, type ProviderRegistry } from '../../providers/registry.ts';
 import { RecordingSchema } from '../recordings/recording.entity.ts';

@@ -1,0 +1,68 @@
+// The error catalogue of the whole service (DECISIONS §3): what services, activities, the HTTP layer and the WebSocket
+// gateway throw and report. It lives outside src/http/ so that services and worker activities depend on no HTTP code;
+// src/http/errors.ts turns anything thrown into this envelope for a response.
+// The one catalogue of error codes (DECISIONS §3): each code is declared once, with its HTTP status.
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  INVALID_STATE: 400,
+  UNAUTHORIZED: 401,
+  TOKEN_EXPIRED: 401,
+  INVALID_REFRESH_TOKEN: 401,
+  INVALID_SIGNATURE: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  NO_ACTIVE_RECORDING: 404,
+  METHOD_NOT_ALLOWED: 405,
+  UPGRADE_REQUIRED: 426,
+  RECORDING_IN_PROGRESS: 409,
+  ROOM_ENDED: 409,
+  ROOM_NAME_TAKEN: 409,
+  DUPLICATE_PARTICIPANT: 409,
+  LIMIT_EXCEEDED: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** A failure the client should see: handlers and services throw it, the error middleware renders it. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: unknown;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: { details?: unknown; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export const notFound = (what = 'Resource') => new ApiError('NOT_FOUND', `${what} not found`);
+export const forbidden = (message = 'Not allowed') => new ApiError('FORBIDDEN', message);
+export const validationError = (path: string, message: string) =>
+  new ApiError('VALIDATION_ERROR', message, { details: [{ path, message }] satisfies ErrorDetail[] });
+
+/** The error envelope, as spec/openapi.yaml's `Error` schema describes it. */
+export function errorBody(err: ApiError, requestId: string) {
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      ...(err.details === undefined ? {} : { details: err.details }),
+      request_id: requestId,
+    },
+  };
+}
