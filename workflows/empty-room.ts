@@ -33,7 +33,8 @@ const options = {
 const { emptyRoomTimeoutMinutes } = proxyActivities<RoomActivities>({ ...options, summary: "read the tenant's empty_room_timeout_minutes" });
 const { endEmptyRoom } = proxyActivities<RoomActivities>({ ...options, summary: 'end the room if it is still empty' });
 
-// Keeps the history small for rooms that live long and see many comings and goings.
+// Keeps the history small for rooms that live long and see many comings and goings. The continued run loses the
+// staticSummary its start gave (continueAsNew has no such option in SDK 1.24): docs/operations.md says so (DECISIONS §13).
 const SIGNALS_BEFORE_CONTINUE_AS_NEW = 500;
 
 export async function emptyRoomWorkflow(input: EmptyRoomInput): Promise<'ended' | 'closed' | 'gone'> {

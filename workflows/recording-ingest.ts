@@ -8,10 +8,12 @@ import {
   ParentClosePolicy,
   proxyActivities,
   startChild,
+  TimeoutFailure,
 } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
 import { recordingRetentionWorkflow } from './recording-retention.ts';
 import {
+  formatWindow,
   NON_RETRYABLE,
   postMeetingWorkflowId,
   recordingRetentionWorkflowId,
@@ -33,13 +35,19 @@ const bookkeeping = (summary: string) =>
     },
   });
 
+/** One transfer attempt at most (a 20 GiB file on a slow link). */
+const TRANSFER_ATTEMPT_SECONDS = 4 * 3600;
+
 // The transfer: long, but it heartbeats as bytes flow, so a dead worker is noticed within 15 s. Transient failures
 // (provider or storage down, 429, timeouts) are retried with capped backoff until the retry window ends (DECISIONS §7);
 // the recording stays `processing` meanwhile; the activity turns a failure after the window into a permanent one
 // (it knows the first attempt's time). Permanent ones (404/410, not media, too large) fail at once.
+// An attempt that ends in a heartbeat timeout (a stalled download or S3 call) never reaches that check, so each call
+// also gets a scheduleToCloseTimeout (see transferDeadlineMs): the window, plus one full attempt begun just before it
+// ends. Without it, such stalls would be retried for ever with the recording in `processing`.
 const transfer = proxyActivities<RecordingActivities>({
   summary: 'download from upstream, store in S3',
-  startToCloseTimeout: '4 hours',
+  startToCloseTimeout: `${TRANSFER_ATTEMPT_SECONDS} seconds`,
   heartbeatTimeout: '15 seconds',
   retry: {
     initialInterval: '5 seconds',
@@ -52,7 +60,10 @@ const transfer = proxyActivities<RecordingActivities>({
 export async function recordingIngestWorkflow(input: IngestRecordingInput): Promise<{ status: 'ready'; sizeBytes: number }> {
   const { recordingId } = input;
   try {
-    const stored = await transfer.storeRecordingFile({ recordingId, retryWindowSeconds: input.retryWindowSeconds });
+    const { retryWindowSeconds } = input;
+    const stored = await transfer.storeRecordingFile.executeWithOptions({ scheduleToCloseTimeout: transferDeadlineMs(retryWindowSeconds) }, [
+      { recordingId, retryWindowSeconds },
+    ]);
     const { durationSeconds, ...file } = stored;
     await bookkeeping('mark the recording ready').markRecordingReady({ recordingId, stored: file, durationSeconds });
     await startRetention(input);
@@ -60,7 +71,7 @@ export async function recordingIngestWorkflow(input: IngestRecordingInput): Prom
     return { status: 'ready', sizeBytes: stored.sizeBytes };
   } catch (err) {
     if (isFailureOfType(err, NON_RETRYABLE.recordingGone)) throw err;
-    const reason = describe(err);
+    const reason = describe(err, input.retryWindowSeconds);
     await bookkeeping('mark the recording failed').markRecordingFailed({ recordingId, reason });
     // Fail the run too, so the operator sees it red in the Temporal UI (and a later notification may start a new one).
     throw ApplicationFailure.nonRetryable(`ingestion of recording ${recordingId} failed: ${reason}`, 'IngestionFailed');
@@ -88,10 +99,30 @@ function isFailureOfType(err: unknown, type: string): boolean {
   return cause instanceof ApplicationFailure && cause.type === type;
 }
 
+/** DECISIONS §7: the retry window, then the last attempt that began inside it, in full. */
+function transferDeadlineMs(retryWindowSeconds: number): number {
+  return (retryWindowSeconds + TRANSFER_ATTEMPT_SECONDS) * 1000;
+}
+
 /** The reason stored on the recording. Activity messages are already free of secrets (src/activities/safe-failure.ts). */
-function describe(err: unknown): string {
+function describe(err: unknown, retryWindowSeconds: number): string {
   const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  // The transfer's deadline ended it (see transferDeadlineMs): stalls (heartbeat timeouts) get there, as the activity
+  // makes any failure of its own after the window permanent first. Worded as the activity words the window's end.
+  if (err instanceof ActivityFailure && err.retryState === 'TIMEOUT') {
+    return `still failing when the retry window of ${formatWindow(retryWindowSeconds)} ended; last failure: ${innermost(cause)}`;
+  }
   return cause instanceof Error ? cause.message : String(err);
+}
+
+/** The innermost failure that says something: its message, or the kind of timeout (timeouts carry no message). */
+function innermost(err: unknown): string {
+  let said = 'the transfer did not finish';
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (e.message) said = e.message;
+    else if (e instanceof TimeoutFailure && e.timeoutType) said = `the transfer did not finish (${e.timeoutType} timeout)`;
+  }
+  return said;
 }
 
 /**

@@ -93,6 +93,13 @@ export interface IngestRecordingInput {
   retryWindowSeconds: number;
 }
 
+/** A retry window as people read it in a failure reason: "24 h", "90 min", "45 s". */
+export function formatWindow(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
 export interface AutoStopInput {
   recordingId: string;
   maxDurationMinutes: number;

@@ -19,6 +19,7 @@ import { RecordingSchema } from '../modules/recordings/recording.entity.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
+import { withSafeFailures } from './safe-failure.ts';
 
 export interface WebhookSettings {
   /** WEBHOOK_RETRY_DELAYS, in seconds: the delay before each attempt (the first is usually 0). */
@@ -62,7 +63,7 @@ export interface AttemptDecision {
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const { orm, store, tenants, webhooks } = deps;
 
-  return {
+  return withSafeFailures({
     /** Called by post-meeting processing (issue 8): the delivery of a recording's result, or null without an enabled webhook. */
     async createWebhookDelivery({ recordingId }: { recordingId: string }): Promise<{ deliveryId: string } | null> {
       const em = orm.em.fork();
@@ -160,7 +161,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       );
       return { status, nextDelaySeconds, responseStatusCode: outcome.statusCode };
     },
-  };
+  });
 }
 
 /** What an attempt recorded before meant for the workflow (a repeated activity answers the same). */

@@ -15,6 +15,7 @@ import { ProviderError } from '../providers/types.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { TRANSCRIPTION_FAILURE, type PostMeetingPlan } from '../../workflows/post-meeting-types.ts';
 import { storedLocation } from './transcription.ts';
+import { withSafeFailures } from './safe-failure.ts';
 
 export interface PostMeetingActivityDeps {
   orm: MikroORM;
@@ -35,7 +36,7 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
     return { em, recording, config: tenants.effectiveConfig(tenant) };
   };
 
-  return {
+  return withSafeFailures({
     /**
      * DECISIONS §9: transcribe when `transcription_enabled` or the webhook asks for a transcript, summary or action
      * items; summarise when it asks for a summary or action items; deliver when the webhook is enabled. Creates the
@@ -177,7 +178,7 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
       }
       return { errors: row.errors.length };
     },
-  };
+  });
 }
 
 export type PostMeetingActivities = ReturnType<typeof createPostMeetingActivities>;

@@ -13,7 +13,7 @@ import { withDefaults } from '../modules/tenants/tenant-config.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { UpstreamError, type MediaProvider } from '../upstream/media-provider.ts';
-import { NON_RETRYABLE, type RecordingSource } from '../../workflows/shared.ts';
+import { formatWindow, NON_RETRYABLE, type RecordingSource } from '../../workflows/shared.ts';
 import { withSafeFailures } from './safe-failure.ts';
 
 export interface RecordingActivityDeps {
@@ -32,6 +32,8 @@ export interface StoredRecording {
 }
 
 const DAY_MS = 86_400_000;
+/** How long the link may take to answer when the activity has no heartbeat timeout (the workflow sets 15 s). */
+const DEFAULT_ANSWER_WITHIN_MS = 7_500;
 
 export function createRecordingActivities(deps: RecordingActivityDeps) {
   const { orm, store, provider } = deps;
@@ -67,6 +69,29 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
     };
   };
 
+  /**
+   * GET the link, waiting for its answer (status and headers) at most half the heartbeat timeout: a link that never
+   * answers then fails this attempt with an error of ours, which storeRecordingFile's window check sees (DECISIONS §7),
+   * instead of ending it in a heartbeat timeout the activity never sees (retried for ever). The bytes that follow are
+   * watched by the heartbeats (and the transfer as a whole by the workflow's scheduleToCloseTimeout).
+   */
+  const fetchAnswering = async (url: string, signal: AbortSignal, bytesTotal: number | null): Promise<Response> => {
+    const context = Context.current();
+    const answerWithinMs = context.info.heartbeatTimeoutMs ? context.info.heartbeatTimeoutMs / 2 : DEFAULT_ANSWER_WITHIN_MS;
+    const unanswered = new AbortController();
+    const timer = setTimeout(() => unanswered.abort(), answerWithinMs);
+    // The heartbeat timeout now counts from here, so the bound above ends the wait first.
+    context.heartbeat({ bytesDone: 0, bytesTotal });
+    try {
+      return await fetch(url, { signal: AbortSignal.any([signal, unanswered.signal]), redirect: 'follow' });
+    } catch (err) {
+      if (unanswered.signal.aborted && !signal.aborted) throw new Error(`the recording's link did not answer within ${answerWithinMs} ms`);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   /** One attempt of the transfer: a fresh link, then the bytes from it into S3 (see storeRecordingFile). */
   const transferOnce = async (recordingId: string): Promise<StoredRecording & { durationSeconds: number | null }> => {
     const { recording } = await load(recordingId);
@@ -78,7 +103,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
     await store.abortIncompleteUploads(key);
     const context = Context.current();
     const signal = context.cancellationSignal;
-    const response = await fetch(source.url, { signal, redirect: 'follow' });
+    const response = await fetchAnswering(source.url, signal, source.sizeBytes);
     if (!response.ok || !response.body) {
       await response.body?.cancel().catch(() => {});
       const message = `download of the recording answered HTTP ${response.status}`;
@@ -231,12 +256,6 @@ function checkMediaType(contentType: string): void {
   if (!type.startsWith('audio/') && !type.startsWith('video/') && type !== 'application/octet-stream') {
     throw permanent(`the file is not a media file (content type ${contentType.slice(0, 100)})`);
   }
-}
-
-function formatWindow(seconds: number): string {
-  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
-  if (seconds % 60 === 0) return `${seconds / 60} min`;
-  return `${seconds} s`;
 }
 
 function checkSize(bytes: number | null): void {

@@ -1,7 +1,8 @@
 // Failure messages end up in workflow histories, which operators read in the Temporal UI (DECISIONS §13: no secret in
 // history). Errors from fetch, the S3 client or the provider may echo the URL they called, signed query and all: every
-// activity failure that leaves this process passes through here, so that is the one place URLs lose their secrets.
-import { ApplicationFailure } from '@temporalio/activity';
+// activity failure that leaves this process passes through here, so that is the one place URLs lose their secrets:
+// each activity set (src/activities/*.ts) returns its activities wrapped by withSafeFailures.
+import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 
 /** A URL up to whitespace or a quote; punctuation that ends a sentence ("…/x.wav: 503") is not part of it. */
 const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*[^\s"'<>.,:;)]/gi;
@@ -50,6 +51,8 @@ export function withSafeFailures<T extends Record<string, (...args: never[]) => 
       try {
         return await fn(...args);
       } catch (err) {
+        // A cancellation stays one (the worker reports it as cancelled only if it is); its message is the SDK's reason.
+        if (err instanceof CancelledFailure) throw err;
         throw safeFailure(err);
       }
     };

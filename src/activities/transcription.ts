@@ -13,6 +13,7 @@ import { TranscriptSchema, type Transcript, type TranscriptSegment } from '../mo
 import { ProviderError, type TranscriptSegmentOut } from '../providers/types.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { TRANSCRIPTION_FAILURE } from '../../workflows/post-meeting-types.ts';
+import { withSafeFailures } from './safe-failure.ts';
 
 export interface TranscriptionActivityDeps {
   orm: MikroORM;
@@ -39,7 +40,7 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
     return { em, transcript };
   };
 
-  return {
+  return withSafeFailures({
     /** `processing` (a completed or failed transcript is left as it is and said so). */
     async markTranscriptProcessing({ transcriptId }: { transcriptId: string }): Promise<{ status: Transcript['status'] }> {
       const { em, transcript } = await loadTranscript(transcriptId);
@@ -146,7 +147,7 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
       );
       return { changed: changed > 0 };
     },
-  };
+  });
 }
 
 export type TranscriptionActivities = ReturnType<typeof createTranscriptionActivities>;

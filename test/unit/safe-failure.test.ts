@@ -1,5 +1,7 @@
 // Failure messages reach workflow histories (DECISIONS §13): URLs lose their query, keys and tokens their value.
 import { ApplicationFailure } from '@temporalio/common';
+import { createActivities, type ActivityDeps } from '../../src/activities/index.ts';
+import { createRoomActivities, type RoomActivityDeps } from '../../src/activities/rooms.ts';
 import { redactSecrets, safeFailure } from '../../src/activities/safe-failure.ts';
 
 test('signed and presigned links keep scheme, host and path only', () => {
@@ -26,4 +28,33 @@ test('safeFailure keeps type and retryability, drops the cause chain', () => {
   expect(plain.cause).toBeUndefined();
   const permanent = safeFailure(ApplicationFailure.nonRetryable('gone: https://h/y?token=t', 'PermanentIngestFailure'));
   expect(permanent).toMatchObject({ message: 'gone: https://h/y', type: 'PermanentIngestFailure', nonRetryable: true });
+});
+
+test('every activity the worker registers redacts its failures (recording, room, tenant, transcription, post-meeting, delivery)', async () => {
+  const leak = 'GET https://store.example/b/k.wav?X-Amz-Signature=abc123 failed';
+  const orm = { em: { fork: () => { throw new Error(leak); } } };
+  const deps = { orm, store: {}, provider: {}, events: {}, logger: {}, tenants: {}, providers: {}, webhooks: { retryDelaysSeconds: [0] }, rooms: {} };
+  const activities = { ...createActivities(deps as unknown as ActivityDeps), ...createRoomActivities(deps as unknown as RoomActivityDeps) };
+  const failures: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(activities)) {
+    failures[name] = await (fn as (input: unknown) => Promise<unknown>)({ recordingId: 'r', transcriptId: 't', deliveryId: 'd', attempt: 1 }).then(
+      () => 'resolved',
+      (err: unknown) => err,
+    );
+  }
+  for (const [name, failure] of Object.entries(failures)) {
+    if (failure === 'resolved') continue; // needs no database (e.g. the configured webhook schedule)
+    expect({ name, failure: failure instanceof ApplicationFailure }).toEqual({ name, failure: true });
+    expect({ name, message: (failure as Error).message }).toEqual({ name, message: expect.not.stringContaining('abc123') });
+  }
+  // The sets the audit found unwrapped are among the failing ones.
+  for (const name of ['markTranscriptProcessing', 'planPostMeeting', 'createWebhookDelivery']) expect(failures[name]).toBeInstanceOf(ApplicationFailure);
+});
+
+test('a cancellation passes through unchanged, so the worker still reports it as one', async () => {
+  const { CancelledFailure } = await import('@temporalio/common');
+  const cancelled = new CancelledFailure('CANCELLED');
+  const orm = { em: { fork: () => { throw cancelled; } } };
+  const activities = createActivities({ orm } as unknown as ActivityDeps);
+  await expect(activities.markTranscriptProcessing({ transcriptId: 't' })).rejects.toBe(cancelled);
 });

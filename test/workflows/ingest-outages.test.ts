@@ -30,6 +30,9 @@ let env: TestWorkflowEnvironment;
 let t: TestApp;
 let media: DevMediaServer;
 let provider: Server;
+/** Accepts connections and never answers them: a stalled link. */
+let silent: Server;
+let silentLink: string;
 let worker: Worker;
 let running: Promise<void>;
 let tenant: TenantFixture;
@@ -75,6 +78,9 @@ beforeAll(async () => {
   }
   media = await startDevMediaServer({ webhookSecret: 'outage-test-secret', autoNotify: false, processingDelayMs: 0 });
   provider = await startProviderWithOutages(media.url);
+  silent = createServer(() => {});
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  silentLink = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
   t = await createTestApp({ UPSTREAM_API_URL: media.url });
   tenant = await createTenant(t);
   roomId = (await createRoom(t, tenant, { config: { recording_enabled: true } })).id;
@@ -112,6 +118,8 @@ afterEach(async () => {
 
 afterAll(async () => {
   provider?.close();
+  silent?.closeAllConnections();
+  silent?.close();
   await media?.stop();
   await t?.close();
 });
@@ -187,6 +195,20 @@ test('an outage longer than the retry window fails the recording when the window
   expect(row.failureReason).toContain('retry window of 1 h');
   expect(row.failureReason).toContain('provider is down');
 });
+
+test('a link that never answers fails the recording when the window ends, instead of retrying for ever', async () => {
+  const upstream = media.seedRecording({ meetingId: roomId, durationSeconds: 2 });
+  const recording = await insertRecording(upstream.id);
+  rewrite = (body) => ({ ...body, url: `${silentLink}/media/${upstream.id}.wav?expires=1&sig=abc` });
+  // Each attempt waits 7.5 s of real time for the link (half the 15 s heartbeat timeout; the test server does not skip
+  // time while an activity runs), so a short window: the first attempt falls inside it, the second after it.
+  const handle = await startIngestion(recording, 5);
+  await expect(handle.result()).rejects.toMatchObject({ cause: { type: 'IngestionFailed' } });
+  expect(await workflowTimeSpent(handle)).toBeGreaterThanOrEqual(5_000);
+  const row = await reload(recording.id);
+  expect(row.status).toBe('failed');
+  expect(row.failureReason).toBe("still failing when the retry window of 5 s ended; last failure: the recording's link did not answer within 7500 ms");
+}, 40_000);
 
 test('a recording the provider does not know (404) fails at once, with the reason on the recording', async () => {
   const recording = await insertRecording(`up-unknown-${randomUUID()}`);

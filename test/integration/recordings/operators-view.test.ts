@@ -3,7 +3,14 @@
 // recording finds exactly that resource's runs, each run says what it is, and no history holds a secret.
 import { RecordingSchema } from '../../../src/modules/recordings/recording.entity.ts';
 import { emptyRoomWorkflowId } from '../../../workflows/empty-room.ts';
-import { recordingAutoStopWorkflowId, recordingIngestWorkflowId, recordingRetentionWorkflowId } from '../../../workflows/shared.ts';
+import type { PostMeetingOutcome } from '../../../workflows/post-meeting.ts';
+import {
+  postMeetingWorkflowId,
+  recordingAutoStopWorkflowId,
+  recordingIngestWorkflowId,
+  recordingRetentionWorkflowId,
+  webhookDeliveryWorkflowId,
+} from '../../../workflows/shared.ts';
 import { createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
 import { listRunsUntil, scanHistories, type RunRef } from '../../helpers/history-scan.ts';
 import { createRecordingStack, WEBHOOK_SECRET, type RecordingStack } from '../../helpers/recording-stack.ts';
@@ -36,23 +43,35 @@ test('a recording run to ready: found by recording, room and tenant, summarised,
   const row = await stack.t.services.orm.em.fork().findOneOrFail(RecordingSchema, { id });
   expect(row.status).toBe('ready');
 
-  // The recording's own runs; nothing else carries its id.
-  const recordingRuns = [recordingAutoStopWorkflowId(id), recordingIngestWorkflowId(id), recordingRetentionWorkflowId(id)];
+  // The webhook is enabled, so post-meeting processing hands over to a delivery run; waiting for post-meeting's result
+  // means every run of this recording has been started before the listings below (none can appear half-way).
+  const postMeeting = (await stack.temporal.workflow.getHandle(postMeetingWorkflowId(id)).result()) as PostMeetingOutcome;
+  expect(postMeeting.deliveryId).toEqual(expect.any(String));
+  const deliveryRun = webhookDeliveryWorkflowId(postMeeting.deliveryId!);
+
+  // The recording's own runs, the delivery of its webhook included; nothing else carries its id.
+  const recordingRuns = [
+    recordingAutoStopWorkflowId(id),
+    recordingIngestWorkflowId(id),
+    recordingRetentionWorkflowId(id),
+    postMeetingWorkflowId(id),
+    deliveryRun,
+  ].sort();
   const byRecording = await listRunsUntil(stack.temporal, `ConveneRecordingId = "${id}"`, (runs) =>
     recordingRuns.every((w) => ids(runs).includes(w)),
   );
-  expect(ids(byRecording)).toEqual(expect.arrayContaining(recordingRuns));
-  for (const run of byRecording) expect(run.workflowId.endsWith(id)).toBe(true);
+  expect(ids(byRecording)).toEqual(recordingRuns);
+  // The delivery is named after the delivery, not the recording: it is found by its type.
+  expect(byRecording.filter((run) => run.type === 'webhookDeliveryWorkflow').map((run) => run.workflowId)).toEqual([deliveryRun]);
 
   // The room's: its empty-room timer and its recording's runs.
-  const roomRuns = [...recordingRuns, emptyRoomWorkflowId(room.id)];
+  const roomRuns = [...recordingRuns, emptyRoomWorkflowId(room.id)].sort();
   const byRoom = await listRunsUntil(stack.temporal, `ConveneRoomId = "${room.id}"`, (runs) => roomRuns.every((w) => ids(runs).includes(w)));
-  expect(ids(byRoom)).toEqual(expect.arrayContaining(roomRuns));
-  for (const run of byRoom) expect(run.workflowId.endsWith(id) || run.workflowId.endsWith(room.id)).toBe(true);
+  expect(ids(byRoom)).toEqual(roomRuns);
 
   // The tenant's: this tenant has this one room, so the same runs.
-  const byTenant = await listRunsUntil(stack.temporal, `ConveneTenantId = "${tenant.id}"`, (runs) => ids(runs).length >= byRoom.length);
-  expect(ids(byTenant)).toEqual(ids(byRoom));
+  const byTenant = await listRunsUntil(stack.temporal, `ConveneTenantId = "${tenant.id}"`, (runs) => roomRuns.every((w) => ids(runs).includes(w)));
+  expect(ids(byTenant)).toEqual(roomRuns);
 
   // Each run says what it is (staticSummary), e.g. the ingestion names the recording and the room.
   const ingest = await stack.temporal.workflow.getHandle(recordingIngestWorkflowId(id)).fetchHistory();
