@@ -2,8 +2,9 @@
 //   api     the HTTP API (and, from the real-time issue on, the WebSocket gateway)
 //   worker  the Temporal worker that runs workflows/ and src/activities/
 // Any number of each may run against the same PostgreSQL, Temporal and S3.
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { createApp } from './app.ts';
+import { createHttpServer } from './http/server.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { attachGateway } from './realtime/gateway.ts';
@@ -29,7 +30,7 @@ async function runApi(config: Config, logger: Logger, databaseUrl: string): Prom
   const services = await createServices(config, logger, databaseUrl);
   // An object store that is down at start-up is reported by /readyz rather than keeping the API down.
   await ensureBuckets(services.s3, config.s3).catch((err) => logger.error({ err: String(err) }, 'object store unreachable at start-up; buckets not checked'));
-  const server: Server = createServer(createApp(services));
+  const server: Server = createHttpServer(createApp(services));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, resolve);

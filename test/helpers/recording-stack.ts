@@ -4,10 +4,11 @@
 import { Client, Connection } from '@temporalio/client';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { recordingIngestWorkflowId } from '../../workflows/shared.ts';
 import { startDevMediaServer, type DevMediaServer, type DevMediaServerOptions } from '../../src/upstream/dev-media-server.ts';
+import { createHttpServer } from '../../src/http/server.ts';
 import { createTestApp, type TestApp } from './test-app.ts';
 
 export const WEBHOOK_SECRET = 'test-upstream-webhook-secret';
@@ -37,7 +38,7 @@ export interface WorkerProcess {
 
 export async function createRecordingStack(options: { media?: Partial<DevMediaServerOptions>; env?: Record<string, string> } = {}): Promise<RecordingStack> {
   let handler: RequestListener = (_req, res) => res.writeHead(503).end();
-  const server: Server = createServer((req, res) => handler(req, res));
+  const server: Server = createHttpServer((req, res) => handler(req, res)); // as src/main.ts serves the API
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const media = await startDevMediaServer({

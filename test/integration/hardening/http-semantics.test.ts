@@ -1,3 +1,6 @@
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createHttpServer } from '../../../src/http/server.ts';
 import { createTenant, type TenantFixture } from '../../helpers/fixtures.ts';
 import { createTestApp, type TestApp } from '../../helpers/test-app.ts';
 
@@ -59,4 +62,30 @@ test('unknown paths stay 404', async () => {
   const res = await t.request.put('/api/v1/nothing-here');
   expect(res.status).toBe(404);
   expect(res.headers.allow).toBeUndefined();
+});
+
+test('a request Node cannot parse (bad Content-Length, a header name with a space) gets the JSON envelope, not a bare 400', async () => {
+  const server = createHttpServer(t.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const raw = (request: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () => socket.write(request));
+      let answer = '';
+      socket.on('data', (d: Buffer) => (answer += d.toString()));
+      socket.on('end', () => resolve(answer));
+      socket.on('error', reject);
+    });
+  try {
+    // Found by the contract fuzzer: headers Node's parser refuses before Express ever sees the request.
+    for (const header of ['Content-Length: &', 'PoDsPmc;', 'Bad Name: x']) {
+      const answer = await raw(`GET /api/v1/rooms HTTP/1.1\r\nHost: x\r\n${header}\r\n\r\n`);
+      const [head, body] = answer.split('\r\n\r\n');
+      expect({ header, status: head.split('\r\n')[0] }).toEqual({ header, status: 'HTTP/1.1 400 Bad Request' });
+      expect(head).toMatch(/\r\nContent-Type: application\/json/i);
+      expect(head).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}/i);
+      expect(JSON.parse(body).error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: '/headers' }] });
+    }
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });
