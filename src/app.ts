@@ -4,6 +4,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
+import { createCredentialResolver } from './auth/credentials.ts';
 import { createAuthenticator } from './http/authenticate.ts';
 import { errorMiddleware, routeNotFound } from './http/errors.ts';
 import { inputGuard } from './http/input-guard.ts';
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps): Express {
   // U+0000 and non-finite numbers anywhere in the input: 400 naming the field (input-guard.ts explains why here).
   app.use(inputGuard);
 
+  const credentials = createCredentialResolver({ adminApiKey: config.adminApiKey, tokens: deps.tokens, tenants: deps.tenants, em });
   const handlers: OperationHandlers = {
     ...systemRoutes({ checks: deps.readiness }),
     ...metricsRoutes({ token: config.metrics.token }),
@@ -103,7 +105,7 @@ export function createApp(deps: AppDeps): Express {
     ...deliveryRoutes({ deliveries: deps.deliveries, em }),
     connectWebSocket: upgradeRequired,
   };
-  const authenticate = createAuthenticator({ adminApiKey: config.adminApiKey, tokens: deps.tokens, tenants: deps.tenants, em });
+  const authenticate = createAuthenticator(credentials);
   const limit = tenantRateLimit(config.rateLimitPerMinute, orm);
   bindOperations(app, operations, handlers, (access) => [authenticate(access), limit]);
 
