@@ -27,7 +27,7 @@ import { participantRoutes } from './modules/participants/participant.routes.ts'
 import type { ParticipantService } from './modules/participants/participant.service.ts';
 import { roomRoutes } from './modules/rooms/room.routes.ts';
 import type { RoomService } from './modules/rooms/room.service.ts';
-import { systemRoutes, type ReadinessCheck } from './modules/system/system.routes.ts';
+import { systemRoutes, type ReadinessChecks } from './modules/system/system.routes.ts';
 import { tenantRoutes } from './modules/tenants/tenant.routes.ts';
 import { transcriptRoutes } from './modules/transcripts/transcript.routes.ts';
 import type { TranscriptService } from './modules/transcripts/transcript.service.ts';
@@ -46,7 +46,7 @@ export interface AppDeps {
   recordings: RecordingService;
   transcripts: TranscriptService;
   deliveries: DeliveryService;
-  readiness: Record<string, ReadinessCheck>;
+  readiness: ReadinessChecks;
 }
 
 const UPSTREAM_WEBHOOK_PATH = '/api/v1/webhooks/upstream/recording-ready';
@@ -96,7 +96,7 @@ export function createApp(deps: AppDeps): Express {
   const handlers: OperationHandlers = {
     ...systemRoutes({ checks: deps.readiness }),
     ...metricsRoutes({ token: config.metrics.token }),
-    ...authRoutes({ auth: deps.auth, tenants: deps.tenants, tokens: deps.tokens, em }),
+    ...authRoutes({ auth: deps.auth, credentials, tokens: deps.tokens, em }),
     ...tenantRoutes({ tenants: deps.tenants, em }),
     ...roomRoutes({ rooms: deps.rooms, em }),
     ...recordingRoutes({ recordings: deps.recordings, em }),
