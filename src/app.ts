@@ -4,6 +4,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
+import { createCredentialResolver } from './auth/credentials.ts';
 import { createAuthenticator } from './http/authenticate.ts';
 import { errorMiddleware, routeNotFound } from './http/errors.ts';
 import { inputGuard } from './http/input-guard.ts';
@@ -26,7 +27,7 @@ import { participantRoutes } from './modules/participants/participant.routes.ts'
 import type { ParticipantService } from './modules/participants/participant.service.ts';
 import { roomRoutes } from './modules/rooms/room.routes.ts';
 import type { RoomService } from './modules/rooms/room.service.ts';
-import { systemRoutes, type ReadinessCheck } from './modules/system/system.routes.ts';
+import { systemRoutes, type ReadinessChecks } from './modules/system/system.routes.ts';
 import { tenantRoutes } from './modules/tenants/tenant.routes.ts';
 import { transcriptRoutes } from './modules/transcripts/transcript.routes.ts';
 import type { TranscriptService } from './modules/transcripts/transcript.service.ts';
@@ -45,7 +46,7 @@ export interface AppDeps {
   recordings: RecordingService;
   transcripts: TranscriptService;
   deliveries: DeliveryService;
-  readiness: Record<string, ReadinessCheck>;
+  readiness: ReadinessChecks;
 }
 
 const UPSTREAM_WEBHOOK_PATH = '/api/v1/webhooks/upstream/recording-ready';
@@ -91,10 +92,11 @@ export function createApp(deps: AppDeps): Express {
   // U+0000 and non-finite numbers anywhere in the input: 400 naming the field (input-guard.ts explains why here).
   app.use(inputGuard);
 
+  const credentials = createCredentialResolver({ adminApiKey: config.adminApiKey, tokens: deps.tokens, tenants: deps.tenants, em });
   const handlers: OperationHandlers = {
     ...systemRoutes({ checks: deps.readiness }),
     ...metricsRoutes({ token: config.metrics.token }),
-    ...authRoutes({ auth: deps.auth, tenants: deps.tenants, tokens: deps.tokens, em }),
+    ...authRoutes({ auth: deps.auth, credentials, tokens: deps.tokens, em }),
     ...tenantRoutes({ tenants: deps.tenants, em }),
     ...roomRoutes({ rooms: deps.rooms, em }),
     ...recordingRoutes({ recordings: deps.recordings, em }),
@@ -103,7 +105,7 @@ export function createApp(deps: AppDeps): Express {
     ...deliveryRoutes({ deliveries: deps.deliveries, em }),
     connectWebSocket: upgradeRequired,
   };
-  const authenticate = createAuthenticator({ adminApiKey: config.adminApiKey, tokens: deps.tokens, tenants: deps.tenants, em });
+  const authenticate = createAuthenticator(credentials);
   const limit = tenantRateLimit(config.rateLimitPerMinute, orm);
   bindOperations(app, operations, handlers, (access) => [authenticate(access), limit]);
 

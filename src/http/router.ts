@@ -1,13 +1,18 @@
 import type { Express, RequestHandler } from 'express';
-import type { OperationAccess } from './authenticate.ts';
+import type { OperationAccess } from '../auth/credentials.ts';
+import { NEEDS_PRINCIPAL, type TypedHandler } from './handler.ts';
 import type { SpecOperation } from './spec.ts';
 
-export type OperationHandlers = Partial<Record<string, RequestHandler>>;
+/** The schemes that yield a principal; `UpstreamSignature` (the provider's webhook) verifies a body, not a caller. */
+const PRINCIPAL_SCHEMES = ['AdminKeyAuth', 'ApiKeyAuth', 'BearerAuth'];
+
+export type OperationHandlers = Partial<Record<string, TypedHandler>>;
 
 /**
  * Binds handlers to the spec's operations by operationId, so the contract drives the router. Start-up stops when an
  * operation of the contract has no handler (no 501 path, DECISIONS §3) and when a handler serves an operation the spec
- * does not declare (no route exists in code but not in the spec).
+ * does not declare (no route exists in code but not in the spec), and when a handler that needs a caller serves an
+ * operation that declares no credential for one.
  */
 export function bindOperations(
   app: Express,
@@ -22,6 +27,13 @@ export function bindOperations(
   const unhandled = operations.filter((op) => !handlers[op.operationId]);
   if (unhandled.length > 0) {
     throw new Error(`Operations of spec/openapi.yaml without a handler: ${unhandled.map((op) => op.operationId).join(', ')}`);
+  }
+
+  const unauthenticated = operations.filter(
+    (op) => handlers[op.operationId]?.[NEEDS_PRINCIPAL] && !PRINCIPAL_SCHEMES.some((scheme) => op.schemes.has(scheme)),
+  );
+  if (unauthenticated.length > 0) {
+    throw new Error(`Handlers that need a principal bound to operations without one: ${unauthenticated.map((op) => op.operationId).join(', ')}`);
   }
 
   for (const op of operations) {

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { ApiError } from '../domain/errors.ts';
-import type { OperationHandlers } from '../http/router.ts';
+import type { Handlers } from '../http/handler.ts';
 import { safeEqual } from '../security/api-keys.ts';
 import { metrics } from './metrics.ts';
 
@@ -29,7 +29,7 @@ function operationOf(req: Request): string {
  * `GET /metrics`: open without a token (development); with METRICS_TOKEN set, only `Authorization: Bearer <token>`
  * (compared in constant time) gets the numbers.
  */
-export function metricsRoutes(deps: { token: string | undefined }): OperationHandlers {
+export function metricsRoutes(deps: { token: string | undefined }): Handlers {
   return {
     getMetrics: async (req, res) => {
       if (!mayScrape(req.get('authorization'), deps.token)) {

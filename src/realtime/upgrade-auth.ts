@@ -1,11 +1,11 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IncomingMessage } from 'node:http';
 import type { Orm } from '../db/orm.ts';
-import { ApiError, notFound } from '../domain/errors.ts';
-import { ParticipantSchema } from '../modules/participants/participant.entity.ts';
-import { RoomSchema } from '../modules/rooms/room.entity.ts';
-import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
+import { createCredentialResolver } from '../auth/credentials.ts';
+import { ApiError } from '../domain/errors.ts';
+import type { ParticipantRole } from '../domain/principal.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
-import { InvalidTokenError, TokenExpiredError, type ParticipantRole, type TokenService } from '../security/tokens.ts';
+import type { TokenService } from '../security/tokens.ts';
 import { originAllowed } from './origin.ts';
 
 export const SUBPROTOCOL = 'convene';
@@ -37,33 +37,21 @@ export function tokenFrom(req: IncomingMessage, url: URL): string | undefined {
 
 /**
  * Everything checked before the upgrade (DECISIONS §11): token (401), origin (403), room active and participant not
- * removed (404). Throws the ApiError to answer with.
+ * removed (404). The credential rules are the resolver's (src/auth/credentials.ts), shared with the API; the origin
+ * is this transport's own. Throws the ApiError to answer with.
  */
 export async function authorizeUpgrade(deps: UpgradeAuthDeps, req: IncomingMessage, url: URL): Promise<SocketIdentity> {
   const token = tokenFrom(req, url);
   if (!token) throw new ApiError('UNAUTHORIZED', 'A participant access token is required (subprotocol token.<jwt>)');
-  let claims;
-  try {
-    claims = await deps.tokens.verify(token, 'access');
-  } catch (err) {
-    if (err instanceof TokenExpiredError) throw new ApiError('TOKEN_EXPIRED', 'The access token has expired');
-    if (err instanceof InvalidTokenError) throw new ApiError('UNAUTHORIZED', 'The access token is not valid');
-    throw err;
-  }
-  if (!claims.room_id || !claims.participant_id || !claims.role) {
-    throw new ApiError('UNAUTHORIZED', 'The token is not a participant access token');
-  }
-
-  const em = deps.orm.em.fork();
-  const tenant = await em.findOne(TenantSchema, { id: claims.tenant_id });
-  if (!tenant) throw new ApiError('UNAUTHORIZED', 'The access token is not valid');
+  // One EntityManager per upgrade, as an HTTP request gets its own, forked only once a token verified; the socket has
+  // no admin-key operations.
+  let em: EntityManager | undefined;
+  const credentials = createCredentialResolver({ adminApiKey: undefined, tokens: deps.tokens, tenants: deps.tenants, em: () => (em ??= deps.orm.em.fork()) });
+  const { claims, tenant } = await credentials.socketToken(token);
   const origin = req.headers.origin;
   if (!originAllowed(origin, deps.tenants.effectiveConfig(tenant).allowed_origins, deps.wsOriginPatterns)) {
     throw new ApiError('FORBIDDEN', `Origin ${JSON.stringify(origin)} is not allowed`);
   }
-  const room = await em.findOne(RoomSchema, { id: claims.room_id, tenant: tenant.id });
-  if (!room || room.status !== 'active') throw notFound('Room');
-  const participant = await em.findOne(ParticipantSchema, { id: claims.participant_id, room: room.id, tenant: tenant.id });
-  if (!participant || participant.removedAt) throw notFound('Participant');
-  return { tenantId: tenant.id, roomId: room.id, participantId: participant.id, role: participant.role, expiresAt: claims.exp * 1000 };
+  const participant = await credentials.socketParticipant(claims);
+  return { tenantId: tenant.id, roomId: claims.roomId, participantId: participant.id, role: participant.role, expiresAt: claims.expiresAt };
 }

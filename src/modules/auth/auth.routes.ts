@@ -1,26 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { components } from '../../../generated/openapi.ts';
-import { ApiError } from '../../domain/errors.ts';
-import type { OperationHandlers } from '../../http/router.ts';
+import type { CredentialResolver } from '../../auth/credentials.ts';
+import { publicHandler, type Handlers } from '../../http/handler.ts';
 import type { TokenService } from '../../security/tokens.ts';
-import type { TenantService } from '../tenants/tenant.service.ts';
 import type { AuthService } from './auth.service.ts';
 
-export function authRoutes(deps: { auth: AuthService; tenants: TenantService; tokens: TokenService; em: () => EntityManager }): OperationHandlers {
-  const { auth, tenants, tokens, em } = deps;
+// Public operations: the credential is in the body (issueToken, refreshToken) or there is none (getJwks).
+export function authRoutes(deps: { auth: AuthService; credentials: CredentialResolver; tokens: TokenService; em: () => EntityManager }): Handlers {
+  const { auth, credentials, tokens, em } = deps;
   return {
-    issueToken: async (req, res) => {
-      const tenant = await tenants.findByApiKey(em(), req.body.api_key);
-      if (!tenant) throw new ApiError('UNAUTHORIZED', 'Invalid API key');
-      const body: components['schemas']['TokenSetResponse'] = { data: await auth.issueTenantTokens(em(), tenant) };
-      res.json(body);
-    },
-    refreshToken: async (req, res) => {
-      const body: components['schemas']['RefreshedTokenSetResponse'] = { data: await auth.refresh(em(), req.body.refresh_token) };
-      res.json(body);
-    },
-    getJwks: (_req, res) => {
-      res.set('Cache-Control', 'public, max-age=300').json(tokens.jwks());
-    },
+    issueToken: publicHandler<'issueToken'>(async ({ body }) => {
+      const tenant = await credentials.tenantByApiKey(body.api_key);
+      return { status: 200, body: { data: await auth.issueTenantTokens(em(), tenant) } };
+    }),
+    refreshToken: publicHandler<'refreshToken'>(async ({ body }) => ({ status: 200, body: { data: await auth.refresh(em(), body.refresh_token) } })),
+    getJwks: publicHandler<'getJwks'>(() => ({ status: 200, body: tokens.jwks(), headers: { 'Cache-Control': 'public, max-age=300' } })),
   };
 }

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { components } from '../../../generated/openapi.ts';
-import type { OperationHandlers } from '../../http/router.ts';
-import type { DeliveryStatus, WebhookDelivery, WebhookDeliveryAttempt } from './delivery.entity.ts';
+import { handler, type Handlers } from '../../http/handler.ts';
+import { pageOf } from '../../http/page.ts';
+import type { WebhookDelivery, WebhookDeliveryAttempt } from './delivery.entity.ts';
 import type { DeliveryService } from './delivery.service.ts';
 
 type Schemas = components['schemas'];
@@ -36,26 +37,24 @@ export function attemptView(a: WebhookDeliveryAttempt): Schemas['WebhookDelivery
   };
 }
 
-// Thin handlers for the delivery log (spec: listWebhookDeliveries, getWebhookDelivery, resendWebhookDelivery).
-export function deliveryRoutes(deps: { deliveries: DeliveryService; em: () => EntityManager }): OperationHandlers {
+// Thin handlers for the delivery log: read the typed input, call the service (which checks access), shape the answer.
+export function deliveryRoutes(deps: { deliveries: DeliveryService; em: () => EntityManager }): Handlers {
   const { deliveries, em } = deps;
-  const id = (params: Record<string, unknown>) => params.id as string;
 
   return {
-    listWebhookDeliveries: async (req, res) => {
-      const page = { limit: Number(req.query.limit ?? 20), offset: Number(req.query.offset ?? 0) };
-      const status = req.query.status as DeliveryStatus | undefined;
-      const { items, total } = await deliveries.list(em(), req.principal!, { ...page, ...(status ? { status } : {}) });
-      res.json({ data: items.map(deliverySummary), meta: { total, ...page } });
-    },
-    getWebhookDelivery: async (req, res) => {
-      const delivery = await deliveries.get(em(), req.principal!, id(req.params));
+    listWebhookDeliveries: handler<'listWebhookDeliveries'>(async ({ query }, principal) => {
+      const page = pageOf(query);
+      const { items, total } = await deliveries.list(em(), principal, { ...page, ...(query.status ? { status: query.status } : {}) });
+      return { status: 200, body: { data: items.map(deliverySummary), meta: { total, ...page } } };
+    }),
+    getWebhookDelivery: handler<'getWebhookDelivery'>(async ({ params }, principal) => {
+      const delivery = await deliveries.get(em(), principal, params.id);
       const attempts = await deliveries.attempts(em(), delivery);
-      res.json({ data: { ...deliverySummary(delivery), attempts: attempts.map(attemptView) } });
-    },
-    resendWebhookDelivery: async (req, res) => {
-      const delivery = await deliveries.resend(em(), req.principal!, id(req.params));
-      res.status(202).json({ data: deliverySummary(delivery) });
-    },
+      return { status: 200, body: { data: { ...deliverySummary(delivery), attempts: attempts.map(attemptView) } } };
+    }),
+    resendWebhookDelivery: handler<'resendWebhookDelivery'>(async ({ params }, principal) => ({
+      status: 202,
+      body: { data: deliverySummary(await deliveries.resend(em(), principal, params.id)) },
+    })),
   };
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { components } from '../../../generated/openapi.ts';
-import type { OperationHandlers } from '../../http/router.ts';
+import { handler, type Handlers } from '../../http/handler.ts';
 import type { Participant } from './participant.entity.ts';
 import type { ParticipantService } from './participant.service.ts';
 
@@ -9,14 +9,14 @@ type ListEntry = components['schemas']['ParticipantListEntry'];
 
 const optionalExternalId = (p: Participant) => (p.externalUserId ? { external_user_id: p.externalUserId } : {});
 
-export function participantRoutes(deps: { participants: ParticipantService; em: () => EntityManager }): OperationHandlers {
+export function participantRoutes(deps: { participants: ParticipantService; em: () => EntityManager }): Handlers {
   const { participants, em } = deps;
   return {
-    addParticipant: async (req, res) => {
-      const added = await participants.add(em(), req.principal!, req.params.id as string, req.body);
+    addParticipant: handler<'addParticipant'>(async ({ params, body }, principal) => {
+      const added = await participants.add(em(), principal, params.id, body);
       // DECISIONS §5: the config without post_meeting_webhook, which is also where every secret lives.
       const { post_meeting_webhook: _hidden, ...tenantConfig } = added.config;
-      const body: AddResponse = {
+      const reply: AddResponse = {
         participant: {
           id: added.participant.id,
           room_id: added.room.id,
@@ -30,10 +30,11 @@ export function participantRoutes(deps: { participants: ParticipantService; em: 
         ...added.tokens,
         should_start_recording: added.shouldStartRecording,
       };
-      res.status(201).json(body);
-    },
-    listParticipants: async (req, res) => {
-      const list = await participants.list(em(), req.principal!, req.params.id as string, { active: req.query.active === 'true' || (req.query.active as unknown) === true });
+      return { status: 201, body: reply };
+    }),
+    listParticipants: handler<'listParticipants'>(async ({ params, query }, principal) => {
+      // `active` is a boolean with default false in the spec; the validator has coerced and defaulted it.
+      const list = await participants.list(em(), principal, params.id, { active: query.active === true });
       const entries: ListEntry[] = list.map((p) => ({
         id: p.id,
         display_name: p.displayName,
@@ -41,17 +42,19 @@ export function participantRoutes(deps: { participants: ParticipantService; em: 
         role: p.role,
         joined_at: p.joinedAt.toISOString(),
       }));
-      res.json({ participants: entries });
-    },
-    removeParticipant: async (req, res) => {
-      await participants.remove(em(), req.principal!, req.params.id as string, req.params.pid as string);
-      res.status(204).end();
-    },
-    issueParticipantToken: async (req, res) => {
-      res.json(await participants.reissueTokens(em(), req.principal!, req.params.id as string, req.params.pid as string));
-    },
-    bulkAddParticipants: async (req, res) => {
-      res.json({ results: await participants.bulkAdd(em(), req.principal!, req.params.id as string, req.body.participants) });
-    },
+      return { status: 200, body: { participants: entries } };
+    }),
+    removeParticipant: handler<'removeParticipant'>(async ({ params }, principal) => {
+      await participants.remove(em(), principal, params.id, params.pid);
+      return { status: 204 };
+    }),
+    issueParticipantToken: handler<'issueParticipantToken'>(async ({ params }, principal) => ({
+      status: 200,
+      body: await participants.reissueTokens(em(), principal, params.id, params.pid),
+    })),
+    bulkAddParticipants: handler<'bulkAddParticipants'>(async ({ params, body }, principal) => ({
+      status: 200,
+      body: { results: await participants.bulkAdd(em(), principal, params.id, body.participants) },
+    })),
   };
 }

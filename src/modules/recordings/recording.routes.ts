@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { components } from '../../../generated/openapi.ts';
-import type { OperationHandlers } from '../../http/router.ts';
-import type { RecordingReadyNotification } from '../../upstream/protocol.ts';
+import { handler, publicHandler, type Handlers } from '../../http/handler.ts';
+import { pageOf } from '../../http/page.ts';
 import type { Recording } from './recording.entity.ts';
 import type { RecordingService } from './recording.service.ts';
 
@@ -32,71 +32,69 @@ export function recordingView(r: Recording): Schemas['Recording'] {
   };
 }
 
-// Thin handlers: read the request, call the service, shape the answer exactly as spec/openapi.yaml says.
-export function recordingRoutes(deps: { recordings: RecordingService; em: () => EntityManager }): OperationHandlers {
+// Thin handlers: read the typed input, call the service (which checks access), shape the answer as the spec says.
+export function recordingRoutes(deps: { recordings: RecordingService; em: () => EntityManager }): Handlers {
   const { recordings, em } = deps;
-  const id = (params: Record<string, unknown>) => params.id as string;
 
   return {
-    startRecording: async (req, res) => {
-      const r = await recordings.start(em(), req.principal!, id(req.params));
-      res.status(201).json({ data: { id: r.id, room_id: r.room.id, status: 'recording', started_at: r.startedAt!.toISOString() } });
-    },
-    stopRecording: async (req, res) => {
-      const r = await recordings.stop(em(), req.principal!, id(req.params));
-      res.json({ data: { id: r.id, room_id: r.room.id, status: 'processing', stopped_at: r.stoppedAt!.toISOString() } });
-    },
-    syncRecordings: async (req, res) => {
-      const imported = await recordings.sync(em(), req.principal!, id(req.params));
-      res.json({ data: { synced_count: imported.length, recordings: imported.map((r) => ({ id: r.id, status: r.status })) } });
-    },
-    listRecordings: async (req, res) => {
-      const page = { limit: Number(req.query.limit ?? 20), offset: Number(req.query.offset ?? 0) };
-      const { items, total } = await recordings.list(em(), req.principal!, page);
-      res.json({ data: items.map(recordingListItem), meta: { total, ...page } });
-    },
-    getRecording: async (req, res) => {
-      res.json({ data: recordingView(await recordings.get(em(), req.principal!, id(req.params))) });
-    },
-    downloadRecording: async (req, res) => {
-      const answer = await recordings.download(em(), req.principal!, id(req.params));
+    startRecording: handler<'startRecording'>(async ({ params }, principal) => {
+      const r = await recordings.start(em(), principal, params.id);
+      return { status: 201, body: { data: { id: r.id, room_id: r.room.id, status: 'recording', started_at: r.startedAt!.toISOString() } } };
+    }),
+    stopRecording: handler<'stopRecording'>(async ({ params }, principal) => {
+      const r = await recordings.stop(em(), principal, params.id);
+      return { status: 200, body: { data: { id: r.id, room_id: r.room.id, status: 'processing', stopped_at: r.stoppedAt!.toISOString() } } };
+    }),
+    syncRecordings: handler<'syncRecordings'>(async ({ params }, principal) => {
+      const imported = await recordings.sync(em(), principal, params.id);
+      return { status: 200, body: { data: { synced_count: imported.length, recordings: imported.map((r) => ({ id: r.id, status: r.status })) } } };
+    }),
+    listRecordings: handler<'listRecordings'>(async ({ query }, principal) => {
+      const page = pageOf(query);
+      const { items, total } = await recordings.list(em(), principal, page);
+      return { status: 200, body: { data: items.map(recordingListItem), meta: { total, ...page } } };
+    }),
+    getRecording: handler<'getRecording'>(async ({ params }, principal) => ({
+      status: 200,
+      body: { data: recordingView(await recordings.get(em(), principal, params.id)) },
+    })),
+    downloadRecording: handler<'downloadRecording'>(async ({ params }, principal) => {
+      const answer = await recordings.download(em(), principal, params.id);
       const r = answer.recording;
       if (!answer.ready) {
-        res.status(202).set('Retry-After', String(answer.retryAfterSeconds)).json({
-          recording_id: r.id,
-          status: r.status,
-          message:
-            r.status === 'recording'
-              ? 'The recording is still in progress. Retry after it is stopped and processed.'
-              : 'The recording is still being processed. Retry later.',
-        });
-        return;
+        const message =
+          answer.status === 'recording'
+            ? 'The recording is still in progress. Retry after it is stopped and processed.'
+            : 'The recording is still being processed. Retry later.';
+        return { status: 202, headers: { 'Retry-After': String(answer.retryAfterSeconds) }, body: { recording_id: r.id, status: answer.status, message } };
       }
-      res.json({
+      const body = {
         recording_id: r.id,
         download_url: answer.url,
-        status: r.status,
+        status: answer.status,
         duration: r.durationSeconds ?? null,
         file_size: r.sizeBytes ?? null,
         provider: answer.provider,
-      });
-    },
-    archiveRecording: async (req, res) => {
-      const r = await recordings.archive(em(), req.principal!, id(req.params));
-      res.json({ data: { id: r.id, status: 'archived', archived_at: r.archivedAt!.toISOString() } });
-    },
-    recoverRecording: async (req, res) => {
-      const r = await recordings.recover(em(), req.principal!, id(req.params));
-      res.json({ data: { id: r.id, status: 'processing', message: 'Reprocessing initiated' } });
-    },
-    deleteRecording: async (req, res) => {
-      const r = await recordings.softDelete(em(), req.principal!, id(req.params));
-      res.json({ data: { id: r.id, deleted: true, deleted_at: r.deletedAt!.toISOString() } });
-    },
-    receiveUpstreamRecordingReady: async (req, res) => {
-      // The signature was verified on the raw bytes before the body was parsed (upstreamSignatureGuard in app.ts).
-      await recordings.acceptReady(em(), req.body as RecordingReadyNotification);
-      res.status(202).json({ received: true });
-    },
+      };
+      return { status: 200, body };
+    }),
+    archiveRecording: handler<'archiveRecording'>(async ({ params }, principal) => {
+      const r = await recordings.archive(em(), principal, params.id);
+      return { status: 200, body: { data: { id: r.id, status: 'archived', archived_at: r.archivedAt!.toISOString() } } };
+    }),
+    recoverRecording: handler<'recoverRecording'>(async ({ params }, principal) => {
+      const r = await recordings.recover(em(), principal, params.id);
+      return { status: 200, body: { data: { id: r.id, status: 'processing', message: 'Reprocessing initiated' } } };
+    }),
+    deleteRecording: handler<'deleteRecording'>(async ({ params }, principal) => {
+      const r = await recordings.softDelete(em(), principal, params.id);
+      return { status: 200, body: { data: { id: r.id, deleted: true, deleted_at: r.deletedAt!.toISOString() } } };
+    }),
+    // The provider's webhook: its signature was verified on the raw bytes before the body was parsed
+    // (upstreamSignatureGuard in app.ts), so there is no principal.
+    receiveUpstreamRecordingReady: publicHandler<'receiveUpstreamRecordingReady'>(async ({ body }) => {
+      await recordings.acceptReady(em(), body);
+      return { status: 202, body: { received: true } };
+    }),
   };
 }

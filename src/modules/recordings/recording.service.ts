@@ -26,9 +26,10 @@ export interface RecordingServiceDeps {
   logger: Logger;
 }
 
+/** A download answer; `status` is the recording's, narrowed to what each answer can have. */
 export type DownloadAnswer =
-  | { ready: true; recording: Recording; url: string; provider: string }
-  | { ready: false; recording: Recording; retryAfterSeconds: number };
+  | { ready: true; recording: Recording; status: 'ready' | 'archived'; url: string; provider: string }
+  | { ready: false; recording: Recording; status: 'recording' | 'processing'; retryAfterSeconds: number };
 
 const HOST_ONLY = ['host'] as const;
 
@@ -157,17 +158,18 @@ export class RecordingService {
 
   async download(em: EntityManager, principal: Principal, id: string): Promise<DownloadAnswer> {
     const recording = await this.get(em, principal, id);
-    if (recording.status === 'recording' || recording.status === 'processing') {
-      return { ready: false, recording, retryAfterSeconds: recording.status === 'recording' ? 30 : 10 };
+    const { status } = recording;
+    if (status === 'recording' || status === 'processing') {
+      return { ready: false, recording, status, retryAfterSeconds: status === 'recording' ? 30 : 10 };
     }
-    if (recording.status === 'failed' || !recording.objectKey || !recording.storageBucket) {
+    if (status === 'failed' || !recording.objectKey || !recording.storageBucket) {
       throw new ApiError('INVALID_STATE', 'The recording failed to process; there is nothing to download');
     }
     const url = await this.#deps.store.presignGet(
       { bucket: recording.storageBucket, key: recording.objectKey },
       { expiresInSeconds: 3600, fileName: recording.objectKey.split('/').pop() },
     );
-    return { ready: true, recording, url, provider: this.#deps.store.provider };
+    return { ready: true, recording, status, url, provider: this.#deps.store.provider };
   }
 
   async archive(em: EntityManager, principal: Principal, id: string): Promise<Recording> {

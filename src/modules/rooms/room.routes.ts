@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { OperationHandlers } from '../../http/router.ts';
 import type { components } from '../../../generated/openapi.ts';
+import { handler, type Handlers } from '../../http/handler.ts';
+import { pageOf } from '../../http/page.ts';
 import type { Room } from './room.entity.ts';
-import { roomForPrincipal, tenantOf } from './room-access.ts';
-import type { RoomService } from './room.service.ts';
+import type { CountedRoom, RoomService } from './room.service.ts';
 
 type RoomBody = components['schemas']['Room'];
 type RoomWithCount = components['schemas']['RoomWithParticipantCount'];
@@ -19,40 +19,27 @@ export function roomView(room: Room): RoomBody {
   };
 }
 
-const withCount = (room: Room, count: number): RoomWithCount => ({ ...roomView(room), participant_count: count });
+const withCount = ({ room, participantCount }: CountedRoom): RoomWithCount => ({ ...roomView(room), participant_count: participantCount });
 
-export function roomRoutes(deps: { rooms: RoomService; em: () => EntityManager }): OperationHandlers {
+// Thin handlers: read the typed input, call the service (which checks access), shape the answer as the spec says.
+export function roomRoutes(deps: { rooms: RoomService; em: () => EntityManager }): Handlers {
   const { rooms, em } = deps;
-  const countOf = async (room: Room) => (await rooms.participantCounts(em(), [room.id])).get(room.id) ?? 0;
-
   return {
-    createRoom: async (req, res) => {
-      const room = await rooms.create(em(), tenantOf(req.principal!), req.body);
-      res.status(201).json(roomView(room));
-    },
-    listRooms: async (req, res) => {
-      const page = { limit: Number(req.query.limit ?? 20), offset: Number(req.query.offset ?? 0) };
-      const { rooms: list, total, counts } = await rooms.list(em(), tenantOf(req.principal!), page);
-      res.json({ rooms: list.map((r) => withCount(r, counts.get(r.id) ?? 0)), total, ...page });
-    },
-    getRoom: async (req, res) => {
-      const room = await roomForPrincipal(em(), req.principal!, req.params.id as string);
-      res.json(withCount(room, await countOf(room)));
-    },
-    updateRoom: async (req, res) => {
-      const room = await roomForPrincipal(em(), req.principal!, req.params.id as string);
-      const updated = await rooms.update(em(), room, req.body);
-      res.json(withCount(updated, await countOf(updated)));
-    },
-    endRoom: async (req, res) => {
-      const room = await roomForPrincipal(em(), req.principal!, req.params.id as string, ['host']);
-      const ended = await rooms.end(em(), tenantOf(req.principal!), room.id);
-      res.json(withCount(ended, await countOf(ended)));
-    },
-    deleteRoom: async (req, res) => {
-      const room = await roomForPrincipal(em(), req.principal!, req.params.id as string);
-      await rooms.delete(em(), tenantOf(req.principal!), room.id);
-      res.status(204).end();
-    },
+    createRoom: handler<'createRoom'>(async ({ body }, principal) => ({ status: 201, body: roomView(await rooms.create(em(), principal, body)) })),
+    listRooms: handler<'listRooms'>(async ({ query }, principal) => {
+      const page = pageOf(query);
+      const { rooms: list, total, counts } = await rooms.list(em(), principal, page);
+      return { status: 200, body: { rooms: list.map((room) => withCount({ room, participantCount: counts.get(room.id) ?? 0 })), total, ...page } };
+    }),
+    getRoom: handler<'getRoom'>(async ({ params }, principal) => ({ status: 200, body: withCount(await rooms.get(em(), principal, params.id)) })),
+    updateRoom: handler<'updateRoom'>(async ({ params, body }, principal) => ({
+      status: 200,
+      body: withCount(await rooms.update(em(), principal, params.id, body)),
+    })),
+    endRoom: handler<'endRoom'>(async ({ params }, principal) => ({ status: 200, body: withCount(await rooms.endByCaller(em(), principal, params.id)) })),
+    deleteRoom: handler<'deleteRoom'>(async ({ params }, principal) => {
+      await rooms.delete(em(), principal, params.id);
+      return { status: 204 };
+    }),
   };
 }

@@ -6,12 +6,20 @@ import type { DomainEvent, DomainEventPublisher } from '../../events/domain-even
 import { ApiError, notFound, validationError } from '../../domain/errors.ts';
 import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { roomForPrincipal, tenantOf } from './room-access.ts';
 import { RoomSchema, type Room } from './room.entity.ts';
 
 export interface RoomConfigInput {
   max_participants?: number;
   recording_enabled?: boolean;
   chat_enabled?: boolean;
+}
+
+/** A room with the number of its participants (added and not removed), as the API shows it. */
+export interface CountedRoom {
+  room: Room;
+  participantCount: number;
 }
 
 export const limitExceeded = (limit: string, max: number) =>
@@ -27,7 +35,8 @@ export class RoomService {
     this.events = deps.events;
   }
 
-  async create(em: EntityManager, tenantId: string, input: { name: string; config?: RoomConfigInput }): Promise<Room> {
+  async create(em: EntityManager, principal: Principal, input: { name: string; config?: RoomConfigInput }): Promise<Room> {
+    const tenantId = tenantOf(principal);
     const room = await em.transactional((tx) => this.createLocked(tx, tenantId, input));
     // An empty room ends after empty_room_timeout_minutes from its creation: the real-time layer starts that timer.
     await this.events.publish({ type: 'room.created', tenantId, roomId: room.id });
@@ -60,10 +69,10 @@ export class RoomService {
     return room;
   }
 
-  async list(em: EntityManager, tenantId: string, page: { limit: number; offset: number }) {
+  async list(em: EntityManager, principal: Principal, page: { limit: number; offset: number }) {
     const [rooms, total] = await em.findAndCount(
       RoomSchema,
-      { tenant: tenantId },
+      { tenant: tenantOf(principal) },
       { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: page.limit, offset: page.offset },
     );
     return { rooms, total, counts: await this.participantCounts(em, rooms.map((r) => r.id)) };
@@ -80,8 +89,14 @@ export class RoomService {
     return counts;
   }
 
-  async update(em: EntityManager, room: Room, patch: { name?: string; config?: RoomConfigInput }): Promise<Room> {
-    return em.transactional(async (tx) => {
+  /** A room the caller may see (roomForPrincipal), with its participant count. */
+  async get(em: EntityManager, principal: Principal, roomRef: string): Promise<CountedRoom> {
+    return this.counted(em, await roomForPrincipal(em, principal, roomRef));
+  }
+
+  async update(em: EntityManager, principal: Principal, roomRef: string, patch: { name?: string; config?: RoomConfigInput }): Promise<CountedRoom> {
+    const room = await roomForPrincipal(em, principal, roomRef);
+    const updated = await em.transactional(async (tx) => {
       await lockRow(tx, 'rooms', room.id);
       const locked = await tx.findOneOrFail(RoomSchema, { id: room.id }, { refresh: true, populate: ['tenant'] });
       if (locked.status === 'ended') throw roomEnded();
@@ -102,6 +117,13 @@ export class RoomService {
       await flushUnique(tx, locked.name);
       return locked;
     });
+    return this.counted(em, updated);
+  }
+
+  /** The API's end: a tenant, or the host of the room (DECISIONS §4). */
+  async endByCaller(em: EntityManager, principal: Principal, roomRef: string): Promise<CountedRoom> {
+    const room = await roomForPrincipal(em, principal, roomRef, ['host']);
+    return this.counted(em, await this.end(em, tenantOf(principal), room.id));
   }
 
   /** Idempotent: ending an ended room returns it unchanged. Sockets close and recordings stop through the event. */
@@ -120,11 +142,17 @@ export class RoomService {
   }
 
   /** Permanent: the room and its participants go; connected clients are disconnected through the event. */
-  async delete(em: EntityManager, tenantId: string, roomId: string): Promise<void> {
+  async delete(em: EntityManager, principal: Principal, roomRef: string): Promise<void> {
+    const { id: roomId } = await roomForPrincipal(em, principal, roomRef);
+    const tenantId = tenantOf(principal);
     const deleted = await em.nativeDelete(RoomSchema, { id: roomId, tenant: tenantId });
     if (deleted === 0) throw notFound('Room');
     const event: DomainEvent = { type: 'room.deleted', tenantId, roomId };
     await this.events.publish(event);
+  }
+
+  private async counted(em: EntityManager, room: Room): Promise<CountedRoom> {
+    return { room, participantCount: (await this.participantCounts(em, [room.id])).get(room.id) ?? 0 };
   }
 
   private checkedMaxParticipants(tenant: Tenant, requested: number | undefined): number {

@@ -2,37 +2,43 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { Request, Response } from 'express';
-import type { OperationHandlers } from '../../http/router.ts';
+import type { components } from '../../../generated/openapi.ts';
+import { publicHandler, type Handlers } from '../../http/handler.ts';
 import { ASYNCAPI_PATH, OPENAPI_PATH } from '../../http/spec.ts';
 
 export type ReadinessCheck = () => Promise<void>;
+/** One check per dependency the spec's `Readiness` names. */
+export type ReadinessChecks = Record<keyof components['schemas']['Readiness']['checks'], ReadinessCheck>;
+
+/** A check's state: `error` when it fails or takes longer than 3 s. */
+async function probe(check: ReadinessCheck): Promise<'ok' | 'error'> {
+  try {
+    await withTimeout(check(), 3000);
+    return 'ok';
+  } catch {
+    return 'error';
+  }
+}
 
 const DOCS_PATH = new URL('../../../generated/docs.html', import.meta.url);
 const ASYNCAPI_DOCS_PATH = new URL('../../../generated/asyncapi.html', import.meta.url);
 
-/** Probes and the published contract (DECISIONS §1). */
-export function systemRoutes(deps: { checks: Record<string, ReadinessCheck> }): OperationHandlers {
+/**
+ * Probes and the published contract (DECISIONS §1). The probes answer JSON through the typed helper; the contract's
+ * YAML, the HTML pages and the redirect are bytes, not JSON replies, so they stay plain Express handlers.
+ */
+export function systemRoutes(deps: { checks: ReadinessChecks }): Handlers {
   const openapi = readFileSync(OPENAPI_PATH, 'utf8');
   const asyncapi = readFileSync(ASYNCAPI_PATH, 'utf8');
   return {
-    getHealth: (_req, res) => {
-      res.json({ status: 'ok' });
-    },
-    getReadiness: async (_req, res) => {
-      const entries = await Promise.all(
-        Object.entries(deps.checks).map(async ([name, check]) => {
-          try {
-            await withTimeout(check(), 3000);
-            return [name, 'ok'] as const;
-          } catch {
-            return [name, 'error'] as const;
-          }
-        }),
-      );
-      const checks = Object.fromEntries(entries);
-      const ready = entries.every(([, state]) => state === 'ok');
-      res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'error', checks });
-    },
+    getHealth: publicHandler<'getHealth'>(() => ({ status: 200, body: { status: 'ok' } })),
+    getReadiness: publicHandler<'getReadiness'>(async () => {
+      const { database, temporal, storage } = deps.checks;
+      const [db, workflows, objects] = await Promise.all([probe(database), probe(temporal), probe(storage)]);
+      const checks = { database: db, temporal: workflows, storage: objects };
+      if (Object.values(checks).every((state) => state === 'ok')) return { status: 200, body: { status: 'ok', checks } };
+      return { status: 503, body: { status: 'error', checks } };
+    }),
     getOpenApiSpec: (_req, res) => {
       res.type('application/yaml').send(openapi);
     },

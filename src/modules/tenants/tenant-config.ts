@@ -1,5 +1,6 @@
 // The tenant config: defaults, merge-patch, and the shapes stored at rest and shown to clients.
 // Secrets inside it (webhook secret, provider keys) are stored sealed and shown masked (DECISIONS §4).
+import type { components } from '../../../generated/openapi.ts';
 
 export type DuplicateParticipantPolicy = 'reject' | 'disconnect_existing' | 'allow';
 
@@ -46,12 +47,13 @@ export const DEFAULT_TENANT_CONFIG: TenantConfig = Object.freeze({
   post_meeting_webhook: null,
 }) as TenantConfig;
 
-/** What is stored (and what a patch carries): only the fields the tenant set. */
+/** What is stored: only the fields the tenant set. */
 export type StoredTenantConfig = Partial<Omit<TenantConfig, 'post_meeting_webhook'>> & {
   post_meeting_webhook?: Partial<PostMeetingWebhookConfig> | null;
 };
 
-export type TenantConfigPatch = StoredTenantConfig;
+/** An RFC 7396 merge patch as the contract describes it: `null` removes a field, nested ones included. */
+export type TenantConfigPatch = components['schemas']['TenantConfigPatch'];
 
 /** RFC 7396 merge patch on plain JSON objects: provided fields change, null removes, others keep their values. */
 export function mergePatch<T>(target: T, patch: unknown): T {

@@ -1,44 +1,37 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { components } from '../../../generated/openapi.ts';
-import type { OperationHandlers } from '../../http/router.ts';
+import { handler, type Handlers } from '../../http/handler.ts';
 import type { Tenant } from './tenant.entity.ts';
 import { limitsOf, type TenantService } from './tenant.service.ts';
 
-type Schemas = components['schemas'];
-
-// Thin handlers: read the request, call the service, shape the response exactly as spec/openapi.yaml says.
-export function tenantRoutes(deps: { tenants: TenantService; em: () => EntityManager }): OperationHandlers {
+// Thin handlers: read the typed input, call the service (which checks access), shape the answer as the spec says.
+export function tenantRoutes(deps: { tenants: TenantService; em: () => EntityManager }): Handlers {
   const { tenants, em } = deps;
   const base = (t: Tenant) => ({ id: t.id, name: t.name, ...limitsOf(t) });
-  const send = <T>(res: { json(body: T): unknown }, body: T) => res.json(body);
 
   return {
-    createTenant: async (req, res) => {
-      const { tenant, apiKey } = await tenants.create(em(), req.body);
-      res.status(201);
-      send<Schemas['TenantCreatedResponse']>(res, { data: { ...base(tenant), api_key: apiKey, created_at: tenant.createdAt.toISOString() } });
-    },
-    getTenant: async (req, res) => {
-      const tenant = await tenants.getManaged(em(), req.params.id as string, req.principal!);
-      send<Schemas['TenantResponse']>(res, { data: { ...base(tenant), config: tenants.visibleConfig(tenant), created_at: tenant.createdAt.toISOString() } });
-    },
-    updateTenant: async (req, res) => {
-      const tenant = await tenants.update(em(), req.params.id as string, req.principal!, req.body);
-      send<Schemas['TenantUpdatedResponse']>(res, { data: { ...base(tenant), updated_at: tenant.updatedAt.toISOString() } });
-    },
-    deleteTenant: async (req, res) => {
-      await tenants.delete(em(), req.params.id as string, req.principal!);
-      send<Schemas['TenantDeletedResponse']>(res, { data: { id: req.params.id as string, deleted: true } });
-    },
-    rotateTenantKey: async (req, res) => {
-      const { apiKey } = await tenants.rotateKey(em(), req.params.id as string, req.principal!);
-      send<Schemas['ApiKeyRotatedResponse']>(res, { data: { api_key: apiKey } });
-    },
-    updateTenantConfig: async (req, res) => {
-      const tenant = await tenants.patchConfig(em(), req.params.id as string, req.principal!, req.body);
-      send<Schemas['TenantConfigUpdatedResponse']>(res, {
-        data: { id: tenant.id, config: tenants.visibleConfig(tenant), updated_at: tenant.updatedAt.toISOString() },
-      });
-    },
+    createTenant: handler<'createTenant'>(async ({ body }) => {
+      const { tenant, apiKey } = await tenants.create(em(), body);
+      return { status: 201, body: { data: { ...base(tenant), api_key: apiKey, created_at: tenant.createdAt.toISOString() } } };
+    }),
+    getTenant: handler<'getTenant'>(async ({ params }, principal) => {
+      const tenant = await tenants.getManaged(em(), params.id, principal);
+      return { status: 200, body: { data: { ...base(tenant), config: tenants.visibleConfig(tenant), created_at: tenant.createdAt.toISOString() } } };
+    }),
+    updateTenant: handler<'updateTenant'>(async ({ params, body }, principal) => {
+      const tenant = await tenants.update(em(), params.id, principal, body);
+      return { status: 200, body: { data: { ...base(tenant), updated_at: tenant.updatedAt.toISOString() } } };
+    }),
+    deleteTenant: handler<'deleteTenant'>(async ({ params }, principal) => {
+      await tenants.delete(em(), params.id, principal);
+      return { status: 200, body: { data: { id: params.id, deleted: true } } };
+    }),
+    rotateTenantKey: handler<'rotateTenantKey'>(async ({ params }, principal) => {
+      const { apiKey } = await tenants.rotateKey(em(), params.id, principal);
+      return { status: 200, body: { data: { api_key: apiKey } } };
+    }),
+    updateTenantConfig: handler<'updateTenantConfig'>(async ({ params, body }, principal) => {
+      const tenant = await tenants.patchConfig(em(), params.id, principal, body);
+      return { status: 200, body: { data: { id: tenant.id, config: tenants.visibleConfig(tenant), updated_at: tenant.updatedAt.toISOString() } } };
+    }),
   };
 }

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { components } from '../../../generated/openapi.ts';
-import { ApiError } from '../../domain/errors.ts';
-import type { OperationHandlers } from '../../http/router.ts';
+import { handler, type Handlers } from '../../http/handler.ts';
 import type { Transcript } from './transcript.entity.ts';
 import type { TranscriptService } from './transcript.service.ts';
 
@@ -20,38 +19,32 @@ export function transcriptView(t: Transcript): Schemas['Transcript'] {
   };
 }
 
-// Thin handlers: read the request, call the service, shape the answer exactly as spec/openapi.yaml says.
-export function transcriptRoutes(deps: { transcripts: TranscriptService; em: () => EntityManager }): OperationHandlers {
+// Thin handlers: read the typed input, call the service (which checks access), shape the answer as the spec says.
+export function transcriptRoutes(deps: { transcripts: TranscriptService; em: () => EntityManager }): Handlers {
   const { transcripts, em } = deps;
-  const id = (params: Record<string, unknown>) => params.id as string;
 
   return {
-    queueTranscription: async (req, res) => {
-      const t = await transcripts.queue(em(), req.principal!, id(req.params), req.body as { room_id: string; provider?: string });
-      res.status(202).json({ transcript_id: t.id, status: 'pending' });
-    },
-    getTranscript: async (req, res) => {
-      res.json({ data: transcriptView(await transcripts.get(em(), req.principal!, id(req.params))) });
-    },
-    getRecordingTranscript: async (req, res) => {
-      res.json({ data: transcriptView(await transcripts.forRecording(em(), req.principal!, id(req.params))) });
-    },
-    listTranscriptionProviders: async (_req, res) => {
-      const list = transcripts.listProviders();
-      if (!list.default_provider) throw new ApiError('SERVICE_UNAVAILABLE', 'No transcription provider is configured on this deployment', { headers: { 'Retry-After': '60' } });
-      res.json({ providers: list.providers, default_provider: list.default_provider });
-    },
-    listPostMeetingTranscripts: async (req, res) => {
-      const list = await transcripts.postMeetingOfRoom(em(), req.principal!, id(req.params));
-      res.json({
-        data: list.map((t) => ({
-          id: t.id,
-          recording_id: t.recording.id,
-          status: t.status,
-          provider: t.provider,
-          created_at: t.createdAt.toISOString(),
-        })),
-      });
-    },
+    queueTranscription: handler<'queueTranscription'>(async ({ params, body }, principal) => {
+      const t = await transcripts.queue(em(), principal, params.id, body);
+      return { status: 202, body: { transcript_id: t.id, status: 'pending' } };
+    }),
+    getTranscript: handler<'getTranscript'>(async ({ params }, principal) => ({
+      status: 200,
+      body: { data: transcriptView(await transcripts.get(em(), principal, params.id)) },
+    })),
+    getRecordingTranscript: handler<'getRecordingTranscript'>(async ({ params }, principal) => ({
+      status: 200,
+      body: { data: transcriptView(await transcripts.forRecording(em(), principal, params.id)) },
+    })),
+    listTranscriptionProviders: handler<'listTranscriptionProviders'>(() => ({ status: 200, body: transcripts.listProviders() })),
+    listPostMeetingTranscripts: handler<'listPostMeetingTranscripts'>(async ({ params }, principal) => {
+      const list = await transcripts.postMeetingOfRoom(em(), principal, params.id);
+      return {
+        status: 200,
+        body: {
+          data: list.map((t) => ({ id: t.id, recording_id: t.recording.id, status: t.status, provider: t.provider, created_at: t.createdAt.toISOString() })),
+        },
+      };
+    }),
   };
 }

@@ -118,11 +118,14 @@ export class TranscriptService {
     );
   }
 
+  /** The deployment's transcription providers; none configured is 503, for a while (the operator may add one). */
   listProviders() {
     const { transcription } = this.#deps.providers;
+    const defaultProvider = transcription.defaultId;
+    if (!defaultProvider) throw new ApiError('SERVICE_UNAVAILABLE', 'No transcription provider is configured on this deployment', { headers: { 'Retry-After': '60' } });
     return {
       providers: transcription.list().map((p) => ({ id: p.id, name: p.name, supported_languages: [...p.supportedLanguages] })),
-      default_provider: transcription.defaultId,
+      default_provider: defaultProvider,
     };
   }
 }
