@@ -1,13 +1,11 @@
-import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { STATUS_CODES } from 'node:http';
 import { v7 as uuidv7 } from 'uuid';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { CloseCode } from '../../generated/asyncapi.ts';
 import { ApiError, errorBody } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
-import { Departures } from './departures.ts';
 import type { EmptyRoomTimer } from './empty-room-timer.ts';
 import { errorMessage } from './messages.ts';
 import type { PgRoomBus } from './pg-bus.ts';
@@ -71,7 +69,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
   });
   let closing = false;
 
-  const commands = new RoomCommands({ bus: deps.bus, departures: new Departures(deps), timer: deps.timer, instanceId });
+  const commands = new RoomCommands({ bus: deps.bus, timer: deps.timer, instanceId });
   const unsubscribe = deps.bus.subscribe((batch) => hub.deliver(batch));
   // Missed batches cannot be replayed: make every client reconnect and start again from a fresh snapshot.
   const unsubscribeLost = deps.bus.onLost(() => hub.all().forEach((m) => m.ws.close(CloseCode.SERVER_SHUTDOWN, 'Reconnect')));

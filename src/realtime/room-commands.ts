@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { CloseCode, type ErrorData, type ServerMessage } from '../../generated/asyncapi.ts';
 import { chatOpen, storeChats } from './chat-store.ts';
-import type { Departures } from './departures.ts';
+import { Departures } from './departures.ts';
 import type { EmptyRoomTimer } from './empty-room-timer.ts';
 import { errorMessage, parseClientMessage, type ParsedClientMessage } from './messages.ts';
 import type { PgRoomBus, RoomAction } from './pg-bus.ts';
@@ -34,9 +34,9 @@ export class RoomCommands {
   /** Identifies this process's rows in realtime_connections. */
   private readonly instanceId: string;
 
-  constructor(deps: { bus: PgRoomBus; departures: Departures; timer: EmptyRoomTimer; instanceId: string }) {
+  constructor(deps: { bus: PgRoomBus; timer: EmptyRoomTimer; instanceId: string }) {
     this.bus = deps.bus;
-    this.departures = deps.departures;
+    this.departures = new Departures(deps);
     this.timer = deps.timer;
     this.instanceId = deps.instanceId;
   }
@@ -140,19 +140,17 @@ export class RoomCommands {
       case 'chat.send':
         // Viewers receive events but cannot chat (DECISIONS §6); everyone else's chat is batched in handle().
         return reply(refusal('FORBIDDEN', 'Viewers cannot chat'));
-      case 'hand.raise':
+      case 'hand.raise': {
         if (o.role === 'viewer') return reply(refusal('FORBIDDEN', 'Viewers cannot raise a hand'));
-        await this.bus.append(o.roomId, async (sql) => ({
-          actions: (await presence.raiseHand(sql, o.roomId, o.participantId)) ? [send({ event: 'hand.raised', data: { participant_id: o.participantId } })] : [],
-          result: undefined,
-        }));
+        const raised = send({ event: 'hand.raised', data: { participant_id: o.participantId } });
+        await this.bus.append(o.roomId, async (sql) => ({ actions: (await presence.raiseHand(sql, o.roomId, o.participantId)) ? [raised] : [], result: undefined }));
         return;
-      case 'hand.lower':
-        await this.bus.append(o.roomId, async (sql) => ({
-          actions: (await presence.lowerHand(sql, o.participantId)) ? [send({ event: 'hand.lowered', data: { participant_id: o.participantId } })] : [],
-          result: undefined,
-        }));
+      }
+      case 'hand.lower': {
+        const lowered = send({ event: 'hand.lowered', data: { participant_id: o.participantId } });
+        await this.bus.append(o.roomId, async (sql) => ({ actions: (await presence.lowerHand(sql, o.participantId)) ? [lowered] : [], result: undefined }));
         return;
+      }
     }
   }
 }

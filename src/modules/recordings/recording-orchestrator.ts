@@ -40,6 +40,8 @@ export interface RecordingOrchestrator {
   startRoomRecordingStop(subject: { tenantId: string; room: { id: string; name?: string | null } }): Promise<void>;
 }
 
+const ROOM_STOP_START_DEADLINE_MS = 5000;
+
 export interface RecordingOrchestratorOptions {
   /** INGEST_RETRY_WINDOW (DECISIONS §7): how long ingestion retries transient failures, in seconds. */
   ingestRetryWindowSeconds: number;
@@ -94,14 +96,17 @@ export class TemporalRecordingOrchestrator implements RecordingOrchestrator {
   }
 
   async startRoomRecordingStop({ tenantId, room }: { tenantId: string; room: { id: string; name?: string | null } }): Promise<void> {
-    await this.#client.workflow.start<typeof roomRecordingStopWorkflow>('roomRecordingStopWorkflow', {
-      taskQueue: this.#taskQueue,
-      workflowId: roomRecordingStopWorkflowId(room.id),
-      args: [{ tenantId, roomId: room.id }],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      typedSearchAttributes: searchAttributesFor({ tenantId, roomId: room.id }),
-      staticSummary: `stop the recording of ended room ${roomLabel(room)}`,
-    });
+    // Bounded: the caller holds the room's row lock meanwhile (an unreachable server fails the end, it does not hang it).
+    await this.#client.withDeadline(Date.now() + ROOM_STOP_START_DEADLINE_MS, () =>
+      this.#client.workflow.start<typeof roomRecordingStopWorkflow>('roomRecordingStopWorkflow', {
+        taskQueue: this.#taskQueue,
+        workflowId: roomRecordingStopWorkflowId(room.id),
+        args: [{ tenantId, roomId: room.id }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        typedSearchAttributes: searchAttributesFor({ tenantId, roomId: room.id }),
+        staticSummary: `stop the recording of ended room ${roomLabel(room)}`,
+      }),
+    );
     metrics.workflowStarted('roomRecordingStopWorkflow');
   }
 
