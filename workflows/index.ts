@@ -4,6 +4,7 @@
 export { recordingAutoStopWorkflow } from './recording-autostop.ts';
 export { recordingIngestWorkflow } from './recording-ingest.ts';
 export { recordingRetentionWorkflow } from './recording-retention.ts';
+export { roomRecordingStopWorkflow } from './room-recording-stop.ts';
 export { emptyRoomWorkflow } from './empty-room.ts';
 export { tenantPurgeWorkflow } from './tenant-purge.ts';
 export { transcriptionWorkflow } from './transcription.ts';

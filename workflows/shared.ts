@@ -12,6 +12,12 @@ export const recordingAutoStopWorkflowId = (recordingId: string) => `recording-a
 /** Purges a recording's stored file once the tenant's recording_retention_days have passed. */
 export const recordingRetentionWorkflowId = (recordingId: string) => `recording-retention-${recordingId}`;
 
+/**
+ * A room ended or was deleted: stop what still records it (DECISIONS §6). Started inside the transaction that ends or
+ * deletes the room, so the consequence cannot be lost after the commit. One per room at a time.
+ */
+export const roomRecordingStopWorkflowId = (roomId: string) => `room-recording-stop-${roomId}`;
+
 /** Deletes a deleted tenant's stored files (its rows are gone already). */
 export const tenantPurgeWorkflowId = (tenantId: string) => `tenant-purge-${tenantId}`;
 
@@ -54,6 +60,11 @@ export function searchAttributesFor(subject: WorkflowSubject): Array<{ key: { na
     [SEARCH_ATTRIBUTE_NAMES.deliveryId, subject.deliveryId],
   ];
   return pairs.flatMap(([name, value]) => (value ? [{ key: { name, type: 'KEYWORD' as const }, value }] : []));
+}
+
+export interface RoomRecordingStopInput {
+  tenantId: string;
+  roomId: string;
 }
 
 export interface PostMeetingInput {

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { DomainEventPublisher } from '../events/domain-events.ts';
 import type { Logger } from '../logger.ts';
-import { stopRecording } from '../modules/recordings/recording-stop.ts';
+import { stopClosedRoomRecording, stopRecording } from '../modules/recordings/recording-stop.ts';
 import { RecordingSchema, type Recording } from '../modules/recordings/recording.entity.ts';
 import { withDefaults } from '../modules/tenants/tenant-config.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
@@ -200,6 +200,13 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       // A provider that is down throws: retried by the activity's policy.
       await stopRecording(em, deps, recording);
       return { stopped: true };
+    },
+
+    /** A room ended or was deleted (workflows/room-recording-stop.ts): stop what still records it. Repeatable. */
+    async stopClosedRoomRecording({ roomId }: { roomId: string }): Promise<{ stoppedRecordingId: string | null }> {
+      // A provider that is down throws (an UpstreamError, never an HTTP error): retried by the activity's policy.
+      const stopped = await stopClosedRoomRecording(orm.em.fork(), deps, roomId);
+      return { stoppedRecordingId: stopped?.id ?? null };
     },
 
     /** When the recording's retention ends (created_at + the tenant's recording_retention_days); null: nothing to purge. */

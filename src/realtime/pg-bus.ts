@@ -24,8 +24,16 @@ export interface RoomBatch {
   actions: RoomAction[];
 }
 
-/** The connection a producer runs its SQL on, inside the room's transaction. */
-export type Sql = Pick<pg.PoolClient, 'query'>;
+/**
+ * The connection a producer runs its SQL on, inside the room's transaction: a pg client, or a service's MikroORM
+ * transaction (src/db/transaction-sql.ts), so a service's change and what the room hears of it commit together.
+ */
+export interface Sql {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are typed per query, as pg does
+  query<R extends Record<string, any> = any>(text: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+}
+
+type Produce<T> = (sql: Sql, seq: number) => Promise<{ actions: RoomAction[]; result: T }>;
 
 const CHANNEL = 'convene_room_events';
 // NOTIFY refuses payloads of 8000 bytes or more; keep a margin.
@@ -61,20 +69,13 @@ export class PgRoomBus {
    * Runs `produce` in a transaction that holds the room's turn, then announces what it returned to every instance.
    * Returns the batch number: everything the producer read is the room's state as of that number.
    */
-  async append<T>(roomId: string, produce: (sql: Sql, seq: number) => Promise<{ actions: RoomAction[]; result: T }>): Promise<{ seq: number; result: T }> {
+  async append<T>(roomId: string, produce: Produce<T>): Promise<{ seq: number; result: T }> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const { rows } = await client.query<{ seq: string }>(
-        `insert into room_event_sequences (room_id, seq) values ($1, 1)
-         on conflict (room_id) do update set seq = room_event_sequences.seq + 1 returning seq`,
-        [roomId],
-      );
-      const seq = Number(rows[0].seq);
-      const { actions, result } = await produce(client, seq);
-      if (actions.length > 0) await client.query('select pg_notify($1, $2)', [CHANNEL, encode({ roomId, seq, actions })]);
+      const { seq, result, actions } = await this.produceIn(client, roomId, produce);
       await client.query('COMMIT');
-      for (const action of actions) if (action.k === 'send') metrics.roomEvent(action.m.event);
+      countEvents(actions);
       return { seq, result };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
@@ -84,9 +85,31 @@ export class PgRoomBus {
     }
   }
 
-  /** Forgets a deleted room's counter (its last batch has been announced). */
-  async forget(roomId: string): Promise<void> {
-    await this.pool.query('delete from room_event_sequences where room_id = $1', [roomId]);
+  /**
+   * The same inside the caller's open transaction (a service's): the room's turn is held, and the NOTIFY delivered,
+   * when the caller commits, so the change and its announcement cannot part (a crash loses both or neither).
+   */
+  async appendIn<T>(sql: Sql, roomId: string, produce: Produce<T>): Promise<{ seq: number; result: T }> {
+    const { seq, result, actions } = await this.produceIn(sql, roomId, produce);
+    countEvents(actions); // counted before the caller's commit: a rolled-back change is counted all the same
+    return { seq, result };
+  }
+
+  private async produceIn<T>(sql: Sql, roomId: string, produce: Produce<T>): Promise<{ seq: number; result: T; actions: RoomAction[] }> {
+    const { rows } = await sql.query<{ seq: string }>(
+      `insert into room_event_sequences (room_id, seq) values ($1, 1)
+       on conflict (room_id) do update set seq = room_event_sequences.seq + 1 returning seq`,
+      [roomId],
+    );
+    const seq = Number(rows[0].seq);
+    const { actions, result } = await produce(sql, seq);
+    if (actions.length > 0) await sql.query('select pg_notify($1, $2)', [CHANNEL, encode({ roomId, seq, actions })]);
+    return { seq, result, actions };
+  }
+
+  /** Forgets a deleted room's counter (its last batch has been announced), in the caller's transaction if given. */
+  async forget(roomId: string, sql: Sql = this.pool): Promise<void> {
+    await sql.query('delete from room_event_sequences where room_id = $1', [roomId]);
   }
 
   /** Every batch of every room, in commit order. Call listen() to receive. */
@@ -151,6 +174,10 @@ export class PgRoomBus {
     }
     for (const listener of this.listeners) listener(batch);
   }
+}
+
+function countEvents(actions: RoomAction[]): void {
+  for (const action of actions) if (action.k === 'send') metrics.roomEvent(action.m.event);
 }
 
 export function chatData(row: { id: string; sender_id: string; text: string; created_at: Date }): ChatMessageData {

@@ -113,6 +113,12 @@ export async function reapRoom(sql: Sql, roomId: string): Promise<RoomAction[]> 
   return actions;
 }
 
+/** Whether the socket's row is still there (nobody removed it with its participant, room or instance). */
+export async function connectionExists(sql: Sql, connectionId: string): Promise<boolean> {
+  const { rowCount } = await sql.query('select 1 from realtime_connections where id = $1', [connectionId]);
+  return Boolean(rowCount);
+}
+
 /** Rooms holding sockets whose instance stopped its heartbeat. */
 export async function roomsWithStaleConnections(sql: Sql): Promise<string[]> {
   const { rows } = await sql.query<{ room_id: string }>(`select distinct room_id from realtime_connections where not (${LIVE}) limit 100`);
@@ -132,9 +138,25 @@ export async function presentCount(sql: Sql, roomId: string): Promise<number> {
   return rows[0].n;
 }
 
-export async function isRoomActive(sql: Sql, roomId: string): Promise<boolean> {
-  const { rows } = await sql.query<{ status: string }>('select status from rooms where id = $1', [roomId]);
-  return rows[0]?.status === 'active';
+/** The tenant of the room when it is active (an ended or deleted room: null). */
+export async function activeRoomTenant(sql: Sql, roomId: string): Promise<string | null> {
+  const { rows } = await sql.query<{ tenant_id: string }>(`select tenant_id from rooms where id = $1 and status = 'active'`, [roomId]);
+  return rows[0]?.tenant_id ?? null;
+}
+
+/** Returns whether the hand went up now (raising a raised hand changes nothing). */
+export async function raiseHand(sql: Sql, roomId: string, participantId: string): Promise<boolean> {
+  const raised = await sql.query(
+    'insert into raised_hands (participant_id, room_id, raised_at) values ($1, $2, clock_timestamp()) on conflict do nothing',
+    [participantId, roomId],
+  );
+  return Boolean(raised.rowCount);
+}
+
+/** Returns whether the hand went down now. */
+export async function lowerHand(sql: Sql, participantId: string): Promise<boolean> {
+  const lowered = await sql.query('delete from raised_hands where participant_id = $1', [participantId]);
+  return Boolean(lowered.rowCount);
 }
 
 async function depart(sql: Sql, participantId: string): Promise<RoomAction[]> {

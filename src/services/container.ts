@@ -8,7 +8,6 @@ import { TemporalDeliveryStarter } from '../modules/deliveries/delivery-starter.
 import { DeliveryService } from '../modules/deliveries/delivery.service.ts';
 import { ParticipantService } from '../modules/participants/participant.service.ts';
 import { TemporalRecordingOrchestrator } from '../modules/recordings/recording-orchestrator.ts';
-import { stopRecordingsOfEndedRooms } from '../modules/recordings/recording-stop.ts';
 import { RecordingService } from '../modules/recordings/recording.service.ts';
 import { RoomService } from '../modules/rooms/room.service.ts';
 import { TemporalTenantPurger } from '../modules/tenants/tenant-purge.ts';
@@ -22,6 +21,7 @@ import { TemporalEmptyRoomTimer, type EmptyRoomTimer } from '../realtime/empty-r
 import { PgRoomBus } from '../realtime/pg-bus.ts';
 import { presentParticipantIds } from '../realtime/presence.ts';
 import { RealtimeEventPublisher } from '../realtime/room-events.ts';
+import { RealtimeRoomSessions } from '../realtime/room-sessions.ts';
 import { S3ObjectStore, type ObjectStore } from '../storage/object-store.ts';
 import { createS3Client } from '../storage/s3-client.ts';
 import { createTemporalClient, type TemporalClient } from '../temporal/client.ts';
@@ -43,6 +43,8 @@ export interface Core {
   roomBus: PgRoomBus;
   emptyRoomTimer: EmptyRoomTimer;
   events: RealtimeEventPublisher;
+  /** Presence cleanup and socket notices that commit with a service's change. */
+  sessions: RealtimeRoomSessions;
   orchestrator: TemporalRecordingOrchestrator;
   tenants: TenantService;
   rooms: RoomService;
@@ -75,9 +77,9 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
     production: config.nodeEnv === 'production',
     purger: new TemporalTenantPurger(temporal.client, taskQueue),
   });
-  const rooms = new RoomService({ tenants, events });
-  // Ending or deleting a room stops its recording (DECISIONS §6), whichever process ends it.
-  stopRecordingsOfEndedRooms(events, { orm, provider, events, logger, stopped: (id) => orchestrator.recordingStopped(id) });
+  const sessions = new RealtimeRoomSessions({ bus: roomBus, timer: emptyRoomTimer });
+  // Ending or deleting a room stops its recording (DECISIONS §6) through a workflow started in that transaction.
+  const rooms = new RoomService({ tenants, events, sessions, orchestrator });
   return {
     config,
     logger,
@@ -89,6 +91,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
     roomBus,
     emptyRoomTimer,
     events,
+    sessions,
     orchestrator,
     tenants,
     rooms,
@@ -106,7 +109,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
 /** The api role's services: the core plus tokens, participants, recordings and the readiness checks. */
 export async function createServices(config: Config, logger: Logger, databaseUrl: string): Promise<Services> {
   const core = await createCore(config, logger, databaseUrl);
-  const { orm, s3, tenants, rooms, events, provider, store, orchestrator, providers, temporal, logger: log } = core;
+  const { orm, s3, tenants, rooms, events, sessions, provider, store, orchestrator, providers, temporal, logger: log } = core;
   const secretBox = new SecretBox(config.secretsKey);
   const keys = await loadSigningKeys(orm.em.fork(), secretBox);
   const tokens = new TokenService({ keys, issuer: config.tokens.issuer, audience: config.tokens.audience });
@@ -117,6 +120,7 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     rooms,
     auth,
     events,
+    sessions,
     presentIn: presentParticipantIds,
     isRecording: (em, roomId) => recordings.isRecording(em, roomId),
   });

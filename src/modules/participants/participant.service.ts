@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7, validate as isUuid } from 'uuid';
 import { lockRow } from '../../db/locks.ts';
 import type { DomainEvent, DomainEventPublisher } from '../../events/domain-events.ts';
+import type { AfterCommit, RoomSessions } from '../../events/room-sessions.ts';
 import { ApiError, forbidden, notFound } from '../../domain/errors.ts';
 import type { ParticipantRole, Principal } from '../../domain/principal.ts';
 import type { AuthService, ParticipantTokenSet } from '../auth/auth.service.ts';
@@ -24,6 +25,8 @@ export interface ParticipantServiceDeps {
   rooms: RoomService;
   auth: AuthService;
   events: DomainEventPublisher;
+  /** A removed or replaced participant's presence cleared and its sockets closed, in the removing transaction. */
+  sessions: RoomSessions;
   /** Participants with an open WebSocket (the real-time layer); without it nobody is present. */
   presentIn?: (em: EntityManager, roomId: string) => Promise<Set<string>>;
   /** Whether the room is being recorded now (the recordings module); without it, never. */
@@ -51,6 +54,7 @@ export class ParticipantService {
   async add(em: EntityManager, principal: Principal, roomRef: string, input: ParticipantInput, options: { earlyJoin: boolean } = { earlyJoin: true }): Promise<Added> {
     const tenantId = tenantOf(principal);
     const events: DomainEvent[] = [];
+    const afterCommit: AfterCommit[] = [];
     const { participant, room, roomCreated, tenant, config } = await em.transactional(async (tx) => {
       const tenant = await tx.findOneOrFail(TenantSchema, { id: tenantId });
       const config = this.deps.tenants.effectiveConfig(tenant);
@@ -92,9 +96,13 @@ export class ParticipantService {
         role: input.role ?? 'participant',
       });
       await tx.flush();
-      for (const old of replaced) await this.deps.auth.revokeParticipant(tx, old.id);
+      for (const old of replaced) {
+        await this.deps.auth.revokeParticipant(tx, old.id);
+        afterCommit.push(await this.deps.sessions.participantRemoved(tx, { roomId: locked.id, participantId: old.id, reason: 'replaced' }));
+      }
       return { participant, room: locked, roomCreated, tenant, config };
     });
+    for (const then of afterCommit) then();
 
     if (roomCreated) events.unshift({ type: 'room.created', tenantId, roomId: room.id });
     events.push({ type: 'participant.added', tenantId, roomId: room.id, participant: { id: participant.id, display_name: participant.displayName, role: participant.role } });
@@ -126,13 +134,20 @@ export class ParticipantService {
     return participants.filter((p) => present.has(p.id));
   }
 
-  /** Kicks a participant: its tokens stop working at once and its socket is closed (4003) through the event. */
+  /**
+   * Kicks a participant: its tokens stop working at once and, in the same transaction, its presence is cleared and its
+   * sockets are told to close (4003).
+   */
   async remove(em: EntityManager, principal: Principal, roomRef: string, participantId: string): Promise<void> {
     const room = await roomForPrincipal(em, principal, roomRef, ['host']);
-    const participant = await this.findCurrent(em, room, participantId);
-    participant.removedAt = new Date();
-    await em.flush();
-    await this.deps.auth.revokeParticipant(em, participant.id);
+    const afterCommit = await em.transactional(async (tx) => {
+      const participant = await this.findCurrent(tx, room, participantId);
+      participant.removedAt = new Date();
+      await tx.flush();
+      await this.deps.auth.revokeParticipant(tx, participant.id);
+      return this.deps.sessions.participantRemoved(tx, { roomId: room.id, participantId, reason: 'removed' });
+    });
+    afterCommit();
     await this.deps.events.publish({ type: 'participant.removed', tenantId: room.tenant.id, roomId: room.id, participantId, reason: 'removed' });
   }
 

@@ -5,11 +5,13 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { metrics } from '../../metrics/metrics.ts';
 import type { recordingAutoStopWorkflow } from '../../../workflows/recording-autostop.ts';
 import type { recordingIngestWorkflow } from '../../../workflows/recording-ingest.ts';
+import type { roomRecordingStopWorkflow } from '../../../workflows/room-recording-stop.ts';
 import {
   recordingAutoStopWorkflowId,
   recordingIngestWorkflowId,
   recordingStoppedSignal,
   roomLabel,
+  roomRecordingStopWorkflowId,
   searchAttributesFor,
 } from '../../../workflows/shared.ts';
 
@@ -31,7 +33,14 @@ export interface RecordingOrchestrator {
   startAutoStop(subject: RecordingSubject, maxDurationMinutes: number): Promise<void>;
   /** Tells the auto-stop timer the recording has been stopped (it then ends quietly). Best effort. */
   recordingStopped(recordingId: string): Promise<void>;
+  /**
+   * Starts the run that stops what records a room that is ending or being deleted. Called inside that transaction:
+   * the run waits for its outcome. A run already in progress for the room is reused.
+   */
+  startRoomRecordingStop(subject: { tenantId: string; room: { id: string; name?: string | null } }): Promise<void>;
 }
+
+const ROOM_STOP_START_DEADLINE_MS = 5000;
 
 export interface RecordingOrchestratorOptions {
   /** INGEST_RETRY_WINDOW (DECISIONS §7): how long ingestion retries transient failures, in seconds. */
@@ -84,6 +93,21 @@ export class TemporalRecordingOrchestrator implements RecordingOrchestrator {
       staticSummary: `stop recording ${recordingId} of room ${roomLabel(room)} after ${maxDurationMinutes} min`,
     });
     metrics.workflowStarted('recordingAutoStopWorkflow');
+  }
+
+  async startRoomRecordingStop({ tenantId, room }: { tenantId: string; room: { id: string; name?: string | null } }): Promise<void> {
+    // Bounded: the caller holds the room's row lock meanwhile (an unreachable server fails the end, it does not hang it).
+    await this.#client.withDeadline(Date.now() + ROOM_STOP_START_DEADLINE_MS, () =>
+      this.#client.workflow.start<typeof roomRecordingStopWorkflow>('roomRecordingStopWorkflow', {
+        taskQueue: this.#taskQueue,
+        workflowId: roomRecordingStopWorkflowId(room.id),
+        args: [{ tenantId, roomId: room.id }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        typedSearchAttributes: searchAttributesFor({ tenantId, roomId: room.id }),
+        staticSummary: `stop the recording of ended room ${roomLabel(room)}`,
+      }),
+    );
+    metrics.workflowStarted('roomRecordingStopWorkflow');
   }
 
   async recordingStopped(recordingId: string): Promise<void> {

@@ -1,10 +1,11 @@
-// Stopping a recording, shared by Stop Recording (API), the auto-stop timer (worker) and room end/delete.
+// Stopping a recording, shared by Stop Recording (API), the auto-stop timer (worker) and room end/delete (worker, via
+// workflows/room-recording-stop.ts). Nothing here speaks HTTP: a provider failure is thrown as the UpstreamError it
+// is (Stop Recording turns it into a 503 in recording.service.ts; an activity's retry policy retries it).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Orm } from '../../db/orm.ts';
-import type { DomainEvent, DomainEventPublisher } from '../../events/domain-events.ts';
 import { ApiError } from '../../domain/errors.ts';
-import type { Logger } from '../../logger.ts';
+import type { DomainEventPublisher } from '../../events/domain-events.ts';
 import { UpstreamError, type MediaProvider } from '../../upstream/media-provider.ts';
+import type { RecordingOrchestrator } from './recording-orchestrator.ts';
 import { RecordingSchema, type Recording } from './recording.entity.ts';
 
 export interface StopDeps {
@@ -22,7 +23,7 @@ export async function stopRecording(em: EntityManager, deps: StopDeps, recording
     try {
       stoppedAt = new Date((await deps.provider.stopRecording(recording.upstreamRecordingId)).stoppedAt);
     } catch (err) {
-      if (!(err instanceof UpstreamError) || err.status !== 404) throw providerFailure(err);
+      if (!(err instanceof UpstreamError) || err.status !== 404) throw err;
     }
   }
   const durationSeconds = recording.startedAt
@@ -46,14 +47,6 @@ export async function stopRecording(em: EntityManager, deps: StopDeps, recording
   return recording;
 }
 
-/** A provider failure as the client sees it: the provider is the dependency that is down (503), never a 500. */
-export function providerFailure(err: unknown): Error {
-  if (err instanceof UpstreamError) {
-    return new ApiError('SERVICE_UNAVAILABLE', `The media provider failed: ${err.message}`, { headers: { 'Retry-After': '5' } });
-  }
-  return err as Error;
-}
-
 /**
  * Room ended or deleted (DECISIONS §6): stops what records it. A deleted room took its rows with it (cascade), so
  * then only the provider still knows: its recordings of the room that are still recording are stopped there.
@@ -71,17 +64,32 @@ export async function stopRoomRecording(em: EntityManager, deps: StopDeps, roomI
 }
 
 /**
- * Subscribes to room.ended / room.deleted in this process (the API's requests, the worker's empty-room timer) and
- * stops the room's recording; `stopped` tells the auto-stop timer. Failures are logged: the room change is done.
+ * Called by RoomService inside the transaction that ends or deletes a room (DECISIONS §6): starts the durable run
+ * that stops the room's recording once that transaction has committed. An ended room without a recording in progress
+ * needs none; a deleted one always does, since the provider may be recording it without our knowing.
  */
-export function stopRecordingsOfEndedRooms(
-  bus: { subscribe(listener: (event: DomainEvent) => void): () => void },
-  deps: StopDeps & { orm: Orm; logger: Logger; stopped?: (recordingId: string) => Promise<void> },
-): () => void {
-  return bus.subscribe((event) => {
-    if (event.type !== 'room.ended' && event.type !== 'room.deleted') return;
-    stopRoomRecording(deps.orm.em.fork(), deps, event.roomId, event.type === 'room.deleted')
-      .then((stopped) => (stopped && deps.stopped ? deps.stopped(stopped.id) : undefined))
-      .catch((err: unknown) => deps.logger.warn({ err, roomId: event.roomId }, 'could not stop the recording of an ended room'));
-  });
+export async function stopRecordingWhenRoomCloses(
+  tx: EntityManager,
+  orchestrator: Pick<RecordingOrchestrator, 'startRoomRecordingStop'>,
+  room: { tenantId: string; id: string; name: string },
+  how: 'ended' | 'deleted',
+): Promise<void> {
+  if (how === 'ended' && (await tx.count(RecordingSchema, { room: room.id, status: 'recording' })) === 0) return;
+  try {
+    await orchestrator.startRoomRecordingStop({ tenantId: room.tenantId, room: { id: room.id, name: room.name } });
+  } catch {
+    // The room stays as it was (the transaction rolls back): better than an end whose recording never stops.
+    throw new ApiError('SERVICE_UNAVAILABLE', 'The workflow service is unavailable; retry later', { headers: { 'Retry-After': '5' } });
+  }
+}
+
+/**
+ * The worker's half of the above (activity stopClosedRoomRecording). The run may start before the room's transaction
+ * commits: `for share` waits for that transaction's row lock, then reads its outcome. A room still active means it
+ * rolled back (nothing to stop); a room gone was deleted. Repeatable.
+ */
+export async function stopClosedRoomRecording(em: EntityManager, deps: StopDeps, roomId: string): Promise<Recording | null> {
+  const rows = await em.execute<Array<{ status: string }>>('select status from rooms where id = ? for share', [roomId]);
+  if (rows[0]?.status === 'active') return null;
+  return stopRoomRecording(em, deps, roomId, rows.length === 0);
 }

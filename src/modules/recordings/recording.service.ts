@@ -14,7 +14,7 @@ import { RoomSchema, type Room } from '../rooms/room.entity.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
 import type { RecordingOrchestrator } from './recording-orchestrator.ts';
-import { providerFailure, stopRecording } from './recording-stop.ts';
+import { stopRecording } from './recording-stop.ts';
 import { RecordingSchema, type Recording, type RecordingStatus } from './recording.entity.ts';
 
 export interface RecordingServiceDeps {
@@ -98,7 +98,9 @@ export class RecordingService {
     const room = await roomForPrincipal(em, principal, roomRef, HOST_ONLY);
     const active = await this.#active(em, room.id);
     if (!active) throw new ApiError('NO_ACTIVE_RECORDING', 'The room has no active recording');
-    const stopped = await stopRecording(em, this.#deps, active);
+    const stopped = await stopRecording(em, this.#deps, active).catch((err: unknown) => {
+      throw providerFailure(err);
+    });
     void this.#signalStopped(stopped.id);
     return stopped;
   }
@@ -296,6 +298,14 @@ export class RecordingService {
       this.#deps.logger.warn({ err, recordingId }, 'could not signal the auto-stop timer');
     });
   }
+}
+
+/** A provider failure as the client sees it: the provider is the dependency that is down (503), never a 500. */
+function providerFailure(err: unknown): Error {
+  if (err instanceof UpstreamError) {
+    return new ApiError('SERVICE_UNAVAILABLE', `The media provider failed: ${err.message}`, { headers: { 'Retry-After': '5' } });
+  }
+  return err as Error;
 }
 
 const inProgress = () => new ApiError('RECORDING_IN_PROGRESS', 'The room is already being recorded');

@@ -2,8 +2,11 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import { lockRow } from '../../db/locks.ts';
-import type { DomainEvent, DomainEventPublisher } from '../../events/domain-events.ts';
+import type { DomainEventPublisher } from '../../events/domain-events.ts';
+import type { RoomSessions } from '../../events/room-sessions.ts';
 import { ApiError, notFound, validationError } from '../../domain/errors.ts';
+import type { RecordingOrchestrator } from '../recordings/recording-orchestrator.ts';
+import { stopRecordingWhenRoomCloses } from '../recordings/recording-stop.ts';
 import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
 import type { Principal } from '../../domain/principal.ts';
@@ -26,13 +29,27 @@ export const limitExceeded = (limit: string, max: number) =>
   new ApiError('LIMIT_EXCEEDED', `Limit ${limit} (${max}) reached`, { details: { limit, max } });
 
 /** Rooms: creation within the tenant's limits, partial update, end and delete (DECISIONS §2, §6). */
+export interface RoomServiceDeps {
+  tenants: TenantService;
+  /** Notices after the commit (in-process listeners, sockets): best effort. */
+  events: DomainEventPublisher;
+  /** Presence cleanup and the sockets' room.ended, in the ending transaction. */
+  sessions: RoomSessions;
+  /** Starts the durable stop of a closing room's recording, in the ending transaction (DECISIONS §6). */
+  orchestrator: Pick<RecordingOrchestrator, 'startRoomRecordingStop'>;
+}
+
 export class RoomService {
   private readonly tenants: TenantService;
   private readonly events: DomainEventPublisher;
+  private readonly sessions: RoomSessions;
+  private readonly orchestrator: RoomServiceDeps['orchestrator'];
 
-  constructor(deps: { tenants: TenantService; events: DomainEventPublisher }) {
+  constructor(deps: RoomServiceDeps) {
     this.tenants = deps.tenants;
     this.events = deps.events;
+    this.sessions = deps.sessions;
+    this.orchestrator = deps.orchestrator;
   }
 
   async create(em: EntityManager, principal: Principal, input: { name: string; config?: RoomConfigInput }): Promise<Room> {
@@ -126,29 +143,41 @@ export class RoomService {
     return this.counted(em, await this.end(em, tenantOf(principal), room.id));
   }
 
-  /** Idempotent: ending an ended room returns it unchanged. Sockets close and recordings stop through the event. */
+  /**
+   * Idempotent: ending an ended room returns it unchanged. What must follow commits with the change: presence cleared
+   * and the sockets told (they close 4004), and the recording's stop started as a workflow (DECISIONS §6).
+   */
   async end(em: EntityManager, tenantId: string, roomId: string): Promise<Room> {
-    const { room, changed } = await em.transactional(async (tx) => {
+    const { room, afterCommit } = await em.transactional(async (tx) => {
       await lockRow(tx, 'rooms', roomId);
       const locked = await tx.findOne(RoomSchema, { id: roomId, tenant: tenantId }, { refresh: true });
       if (!locked) throw notFound('Room');
-      if (locked.status === 'ended') return { room: locked, changed: false };
+      if (locked.status === 'ended') return { room: locked, afterCommit: null };
       locked.status = 'ended';
       locked.endedAt = new Date();
-      return { room: locked, changed: true };
+      await tx.flush();
+      await stopRecordingWhenRoomCloses(tx, this.orchestrator, { tenantId, id: roomId, name: locked.name }, 'ended');
+      return { room: locked, afterCommit: await this.sessions.roomClosed(tx, { roomId, endedAt: locked.endedAt.toISOString(), deleted: false }) };
     });
-    if (changed) await this.events.publish({ type: 'room.ended', tenantId, roomId, endedAt: room.endedAt!.toISOString() });
+    if (afterCommit) {
+      afterCommit();
+      await this.events.publish({ type: 'room.ended', tenantId, roomId, endedAt: room.endedAt!.toISOString() });
+    }
     return room;
   }
 
-  /** Permanent: the room and its participants go; connected clients are disconnected through the event. */
+  /** Permanent: the room and its participants go; connected clients are disconnected, its recording stopped. */
   async delete(em: EntityManager, principal: Principal, roomRef: string): Promise<void> {
     const { id: roomId } = await roomForPrincipal(em, principal, roomRef);
     const tenantId = tenantOf(principal);
-    const deleted = await em.nativeDelete(RoomSchema, { id: roomId, tenant: tenantId });
-    if (deleted === 0) throw notFound('Room');
-    const event: DomainEvent = { type: 'room.deleted', tenantId, roomId };
-    await this.events.publish(event);
+    const afterCommit = await em.transactional(async (tx) => {
+      const room = await tx.findOne(RoomSchema, { id: roomId, tenant: tenantId });
+      if (!room || (await tx.nativeDelete(RoomSchema, { id: roomId, tenant: tenantId })) === 0) throw notFound('Room');
+      await stopRecordingWhenRoomCloses(tx, this.orchestrator, { tenantId, id: roomId, name: room.name }, 'deleted');
+      return this.sessions.roomClosed(tx, { roomId, endedAt: new Date().toISOString(), deleted: true });
+    });
+    afterCommit();
+    await this.events.publish({ type: 'room.deleted', tenantId, roomId });
   }
 
   private async counted(em: EntityManager, room: Room): Promise<CountedRoom> {

@@ -294,6 +294,31 @@ describe('close codes (DECISIONS §11)', () => {
     expect(await connectRefused(server.wsUrl, people[0].access_token)).toMatchObject({ status: 404 });
   });
 
+  test('removal and room end reach the sockets with the change itself: nothing rides on the in-process event bus', async () => {
+    // Issue 11: the presence cleanup and the sockets' notice commit in the service's own transaction. With the bus
+    // publishing nothing (as after a crash between commit and publish), the removed socket still closes and the
+    // room's end still closes the rest, and presence agrees.
+    const events = t.services.events;
+    events.publish = async () => {};
+    try {
+      const { room, people } = await roomWith('host', 'participant');
+      const a = await join(people[0].access_token);
+      const b = await join(people[1].access_token);
+      await a.next('room.snapshot');
+      await b.next('room.snapshot');
+      await t.request.delete(`/api/v1/rooms/${room.id}/participants/${people[1].participant.id}`).set(tenant.auth).expect(204);
+      expect((await b.closed).code).toBe(4003);
+      expect(await a.next('participant.left')).toEqual({ event: 'participant.left', data: { id: people[1].participant.id } });
+      expect(await activeIds(room.id)).toEqual([people[0].participant.id]);
+      await t.request.post(`/api/v1/rooms/${room.id}/end`).set(tenant.auth).expect(200);
+      expect((await a.next('room.ended')).data.room_id).toBe(room.id);
+      expect((await a.closed).code).toBe(4004);
+      expect(await activeIds(room.id)).toEqual([]);
+    } finally {
+      delete (events as { publish?: unknown }).publish; // back to the prototype's
+    }
+  });
+
   test('flooding is closed with 1008; a frame over maxPayload is refused (1009)', async () => {
     const { people } = await roomWith('participant');
     const a = await join(people[0].access_token);

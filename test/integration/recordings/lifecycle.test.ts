@@ -1,7 +1,7 @@
 // A recording's whole life through the API, against the real stack: PostgreSQL, Temporal (a real worker process),
 // SeaweedFS and the development media server playing the provider.
 import { RecordingSchema } from '../../../src/modules/recordings/recording.entity.ts';
-import { recordingAutoStopWorkflowId } from '../../../workflows/shared.ts';
+import { recordingAutoStopWorkflowId, roomRecordingStopWorkflowId } from '../../../workflows/shared.ts';
 import { addParticipant, bearer, createRoom, createTenant, type TenantFixture } from '../../helpers/fixtures.ts';
 import { createRecordingStack, type RecordingStack } from '../../helpers/recording-stack.ts';
 
@@ -242,13 +242,73 @@ test('ending a room stops its recording', async () => {
   const room = await recordingRoom();
   const started = await api().post(`/api/v1/rooms/${room.id}/recordings/start`).set(tenant.auth).expect(201);
   await api().post(`/api/v1/rooms/${room.id}/end`).set(tenant.auth).expect(200);
-  // The stop runs after the room.ended event: wait for the provider to report it done, then for ingestion.
+  // The stop runs in a workflow once the end commits: wait for the provider to report it done, then for ingestion.
   await waitFor(async () => stack.media.listRecordings(room.id)[0]?.status !== 'recording');
   await stack.media.settled();
   await stack.ingestionResult(started.body.data.id);
   const got = await api().get(`/api/v1/recordings/${started.body.data.id}`).set(tenant.auth);
   expect(got.body.data.status).toBe('ready');
   expect(got.body.data.stopped_at).not.toBeNull();
+});
+
+/** Runs `body` with the API's in-process event bus publishing nothing, as after a crash between commit and publish. */
+async function withSilentEventBus(body: () => Promise<void>): Promise<void> {
+  const events = stack.t.services.events;
+  events.publish = async () => {};
+  try {
+    await body();
+  } finally {
+    delete (events as { publish?: unknown }).publish; // back to the prototype's
+  }
+}
+
+test('ending a room stops its recording durably: a workflow started in the ending transaction, not the event bus', async () => {
+  const room = await recordingRoom();
+  const started = await api().post(`/api/v1/rooms/${room.id}/recordings/start`).set(tenant.auth).expect(201);
+  const id = started.body.data.id as string;
+  await withSilentEventBus(async () => {
+    await api().post(`/api/v1/rooms/${room.id}/end`).set(tenant.auth).expect(200);
+  });
+  expect(await stack.temporal.workflow.getHandle(roomRecordingStopWorkflowId(room.id)).result()).toEqual({ stoppedRecordingId: id });
+  expect(stack.media.listRecordings(room.id)[0]?.status).not.toBe('recording');
+  // The recording's auto-stop timer was told, and ends without stopping anything.
+  expect(await stack.temporal.workflow.getHandle(recordingAutoStopWorkflowId(id)).result()).toEqual({ autoStopped: false });
+  await stack.media.settled();
+  await stack.ingestionResult(id);
+});
+
+test('deleting a room stops what the provider still records for it, without the event bus', async () => {
+  const room = await recordingRoom();
+  await api().post(`/api/v1/rooms/${room.id}/recordings/start`).set(tenant.auth).expect(201);
+  await withSilentEventBus(async () => {
+    await api().delete(`/api/v1/rooms/${room.id}`).set(tenant.auth).expect(204);
+  });
+  // The recording row went with the room; the provider's recording is what is stopped.
+  expect(await stack.temporal.workflow.getHandle(roomRecordingStopWorkflowId(room.id)).result()).toEqual({ stoppedRecordingId: null });
+  expect(stack.media.listRecordings(room.id).map((r) => r.status)).not.toContain('recording');
+});
+
+test('an end that rolls back after starting the stop stops nothing: the run waits for the transaction, finds the room active', async () => {
+  const room = await recordingRoom();
+  const started = await api().post(`/api/v1/rooms/${room.id}/recordings/start`).set(tenant.auth).expect(201);
+  const id = started.body.data.id as string;
+  const sessions = stack.t.services.sessions;
+  sessions.roomClosed = async () => {
+    throw new Error('the ending transaction fails after the workflow start');
+  };
+  try {
+    expect((await api().post(`/api/v1/rooms/${room.id}/end`).set(tenant.auth)).status).toBe(500);
+  } finally {
+    delete (sessions as { roomClosed?: unknown }).roomClosed;
+  }
+  expect(await stack.temporal.workflow.getHandle(roomRecordingStopWorkflowId(room.id)).result()).toEqual({ stoppedRecordingId: null });
+  expect((await api().get(`/api/v1/rooms/${room.id}`).set(tenant.auth)).body.status).toBe('active');
+  expect((await api().get(`/api/v1/recordings/${id}`).set(tenant.auth)).body.data.status).toBe('recording');
+  // Ending it for real now stops it (a second run of the same id).
+  await api().post(`/api/v1/rooms/${room.id}/end`).set(tenant.auth).expect(200);
+  expect(await stack.temporal.workflow.getHandle(roomRecordingStopWorkflowId(room.id)).result()).toEqual({ stoppedRecordingId: id });
+  await stack.media.settled();
+  await stack.ingestionResult(id);
 });
 
 async function readyRecording(): Promise<{ id: string; roomId: string }> {

@@ -1,0 +1,26 @@
+import type { ChatMessageData } from '../../generated/asyncapi.ts';
+import { chatData, type Sql } from './pg-bus.ts';
+
+// Chat messages are stored (DECISIONS §11) in the room's transaction that announces them.
+
+/** Whether the room takes chat now: `chat_enabled` and still active. */
+export async function chatOpen(sql: Sql, roomId: string): Promise<boolean> {
+  const { rows } = await sql.query<{ chat_enabled: boolean; status: string }>('select chat_enabled, status from rooms where id = $1', [roomId]);
+  return Boolean(rows[0]?.chat_enabled) && rows[0].status === 'active';
+}
+
+/** Stores one sender's messages in one statement; returns them in the order given, timestamped. */
+export async function storeChats(
+  sql: Sql,
+  sender: { tenantId: string; roomId: string; participantId: string },
+  messages: Array<{ id: string; text: string }>,
+): Promise<ChatMessageData[]> {
+  const { rows } = await sql.query(
+    `insert into chat_messages (id, tenant_id, room_id, sender_id, text, created_at)
+     select m.id, $2, $3, $4, m.text, clock_timestamp() from unnest($1::uuid[], $5::text[]) as m (id, text)
+     returning id, sender_id, text, created_at`,
+    [messages.map((m) => m.id), sender.tenantId, sender.roomId, sender.participantId, messages.map((m) => m.text)],
+  );
+  const byId = new Map(rows.map((row) => [row.id as string, row]));
+  return messages.map((m) => chatData(byId.get(m.id)));
+}

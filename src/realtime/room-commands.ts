@@ -1,0 +1,156 @@
+import { v7 as uuidv7 } from 'uuid';
+import { CloseCode, type ErrorData, type ServerMessage } from '../../generated/asyncapi.ts';
+import { chatOpen, storeChats } from './chat-store.ts';
+import { Departures } from './departures.ts';
+import type { EmptyRoomTimer } from './empty-room-timer.ts';
+import { errorMessage, parseClientMessage, type ParsedClientMessage } from './messages.ts';
+import type { PgRoomBus, RoomAction } from './pg-bus.ts';
+import * as presence from './presence.ts';
+import type { SocketIdentity } from './upgrade-auth.ts';
+
+// What a member of a room may do over its socket, and what the room hears of it (DECISIONS §6, §11): the rules live
+// here, the SQL behind named functions (presence.ts, chat-store.ts), each change in the room's turn (PgRoomBus.append).
+// The gateway only moves text between sockets and these commands.
+
+/** One open socket of a participant. */
+export type Occupant = SocketIdentity & { connectionId: string };
+
+export type JoinResult =
+  | { ok: true; seq: number; snapshot: ServerMessage }
+  /** Ended or removed between the upgrade checks and now: the socket is closed with this code. */
+  | { ok: false; code: number; reason: string };
+
+/** Estimated NOTIFY bytes per chat transaction (text plus ~170 bytes of envelope each): under PostgreSQL's 8000. */
+const CHAT_BATCH_BYTES = 7000;
+const CHAT_ENVELOPE_BYTES = 170;
+
+const send = (m: ServerMessage): RoomAction => ({ k: 'send', m });
+const refusal = (code: ErrorData['code'], message: string) => errorMessage({ code, message });
+
+export class RoomCommands {
+  private readonly bus: PgRoomBus;
+  private readonly departures: Departures;
+  private readonly timer: EmptyRoomTimer;
+  /** Identifies this process's rows in realtime_connections. */
+  private readonly instanceId: string;
+
+  constructor(deps: { bus: PgRoomBus; timer: EmptyRoomTimer; instanceId: string }) {
+    this.bus = deps.bus;
+    this.departures = new Departures(deps);
+    this.timer = deps.timer;
+    this.instanceId = deps.instanceId;
+  }
+
+  /** Records the socket; the first socket of a participant announces participant.joined. */
+  async join(o: Occupant): Promise<JoinResult> {
+    const { seq, result } = await this.bus.append(o.roomId, async (sql) => {
+      const outcome = await presence.join(sql, {
+        id: o.connectionId,
+        tenantId: o.tenantId,
+        roomId: o.roomId,
+        participantId: o.participantId,
+        instanceId: this.instanceId,
+      });
+      const actions = outcome.ok && outcome.becamePresent ? [send({ event: 'participant.joined', data: outcome.me })] : [];
+      return { actions, result: outcome };
+    });
+    if (!result.ok) {
+      const code = result.reason === 'room-ended' ? CloseCode.ROOM_ENDED : CloseCode.PARTICIPANT_REMOVED;
+      return { ok: false, code, reason: result.reason };
+    }
+    // The room was empty until now: the timer stops waiting. Not awaited: a socket must not wait on Temporal (the
+    // signal carries seq, so a late one is ignored); the timer owns its calls in flight.
+    if (result.becamePresent && result.participants.length === 1) void this.timer.presenceChanged(o.tenantId, o.roomId, true, seq);
+    const data = { participants: result.participants, raised_hands: result.raisedHands, recording: result.recording };
+    return { ok: true, seq, snapshot: { event: 'room.snapshot', data } };
+  }
+
+  /** The socket closed; the participant's last socket makes it leave (and may leave the room empty). */
+  async leave(o: Occupant): Promise<void> {
+    // Removed, ended, deleted or reaped: whoever deleted the row announced the departure. Checking first spares the
+    // room a transaction per socket when a whole room closes at once.
+    if (!(await presence.connectionExists(this.bus.pool, o.connectionId))) return;
+    await this.departures.append(o.roomId, async (sql) => {
+      const actions = await presence.leave(sql, o.connectionId, o.participantId);
+      return { actions, departed: actions.length > 0 };
+    });
+  }
+
+  /**
+   * One socket's messages, in the order it sent them. Consecutive chat messages are stored and announced in one
+   * transaction (group commit): a fast sender costs the room one transaction per batch instead of one per message.
+   * `reply` answers this socket only (pong, errors).
+   */
+  async handle(o: Occupant, texts: Array<string | null>, reply: (message: ServerMessage) => void): Promise<void> {
+    let chats: string[] = [];
+    let bytes = 0;
+    const flush = async () => {
+      if (chats.length === 0) return;
+      const batch = chats;
+      chats = [];
+      bytes = 0;
+      if (!(await this.chat(o, batch))) for (const _ of batch) reply(refusal('CHAT_DISABLED', 'Chat is disabled in this room'));
+    };
+    for (const text of texts) {
+      const parsed: ParsedClientMessage =
+        text === null ? { ok: false, error: { code: 'INVALID_MESSAGE', message: 'Messages are UTF-8 text frames' } } : parseClientMessage(text);
+      if (parsed.ok && parsed.message.event === 'chat.send' && o.role !== 'viewer') {
+        const chat = parsed.message.data.text;
+        // A batch's NOTIFY payload stays under PostgreSQL's limit; a single long message travels by reference (pg-bus.ts).
+        const size = Buffer.byteLength(chat) + CHAT_ENVELOPE_BYTES;
+        if (bytes + size > CHAT_BATCH_BYTES) await flush();
+        chats.push(chat);
+        bytes += size;
+        continue;
+      }
+      await flush();
+      await this.command(o, parsed, reply);
+    }
+    await flush();
+  }
+
+  /** Keeps this instance's sockets counted as present, and cleans up after instances that died. */
+  async heartbeat(): Promise<void> {
+    await presence.heartbeat(this.bus.pool, this.instanceId);
+    for (const roomId of await presence.roomsWithStaleConnections(this.bus.pool)) {
+      await this.departures.append(roomId, async (sql) => {
+        const actions = await presence.reapRoom(sql, roomId);
+        return { actions, departed: actions.length > 0 };
+      });
+    }
+  }
+
+  /** Chat needs `chat_enabled` and an active room (DECISIONS §11); false when refused. */
+  private async chat(o: Occupant, texts: string[]): Promise<boolean> {
+    const messages = texts.map((text) => ({ id: uuidv7(), text }));
+    const { result } = await this.bus.append(o.roomId, async (sql) => {
+      if (!(await chatOpen(sql, o.roomId))) return { actions: [], result: false };
+      const stored = await storeChats(sql, o, messages);
+      return { actions: stored.map((data) => send({ event: 'chat.message', data })), result: true };
+    });
+    return result;
+  }
+
+  private async command(o: Occupant, parsed: ParsedClientMessage, reply: (message: ServerMessage) => void): Promise<void> {
+    if (!parsed.ok) return reply(errorMessage(parsed.error));
+    const message = parsed.message;
+    switch (message.event) {
+      case 'ping':
+        return reply({ event: 'pong', data: {} });
+      case 'chat.send':
+        // Viewers receive events but cannot chat (DECISIONS §6); everyone else's chat is batched in handle().
+        return reply(refusal('FORBIDDEN', 'Viewers cannot chat'));
+      case 'hand.raise': {
+        if (o.role === 'viewer') return reply(refusal('FORBIDDEN', 'Viewers cannot raise a hand'));
+        const raised = send({ event: 'hand.raised', data: { participant_id: o.participantId } });
+        await this.bus.append(o.roomId, async (sql) => ({ actions: (await presence.raiseHand(sql, o.roomId, o.participantId)) ? [raised] : [], result: undefined }));
+        return;
+      }
+      case 'hand.lower': {
+        const lowered = send({ event: 'hand.lowered', data: { participant_id: o.participantId } });
+        await this.bus.append(o.roomId, async (sql) => ({ actions: (await presence.lowerHand(sql, o.participantId)) ? [lowered] : [], result: undefined }));
+        return;
+      }
+    }
+  }
+}
