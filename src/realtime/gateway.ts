@@ -86,7 +86,8 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
         wss.handleUpgrade(req, socket, head, (ws) => open(ws, new Member(ws, { ...identity, connectionId: uuidv7() })));
       },
       (err: unknown) => {
-        if (!(err instanceof ApiError)) deps.logger.error({ err }, 'WebSocket upgrade failed');
+        if (err instanceof ApiError) deps.logger.info({ request_id: requestId, code: err.code, origin: req.headers.origin }, 'WebSocket upgrade refused');
+        else deps.logger.error({ err }, 'WebSocket upgrade failed');
         refuse(socket, err instanceof ApiError ? err : new ApiError('INTERNAL_ERROR', 'Internal error'), requestId);
       },
     );

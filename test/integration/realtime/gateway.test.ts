@@ -81,6 +81,10 @@ describe('refused before the upgrade, with the error envelope', () => {
     const p = await addParticipant(t, strict, room.id);
     const refused = await connectRefused(server.wsUrl, p.access_token, { origin: 'http://localhost:5173' });
     expect(refused).toMatchObject({ status: 403, body: { error: { code: 'FORBIDDEN' } } });
+    // The operator can see why a browser could not connect (without the token).
+    const logged = t.logs().split('\n').find((line) => line.includes('WebSocket upgrade refused') && line.includes(refused.body.error.request_id));
+    expect(logged).toContain('"origin":"http://localhost:5173"');
+    expect(logged).not.toContain(p.access_token);
     const allowed = await join(p.access_token, { origin: 'https://app.example.com' });
     await allowed.next('room.snapshot');
     const noOrigin = await join(p.access_token);
