@@ -16,6 +16,8 @@ const steps: Array<[string, string, string[]]> = [
   ['OpenAPI lint (Redocly)', bin('redocly'), ['lint', 'spec/openapi.yaml', '--format', 'stylish']],
   ['AsyncAPI validation (@asyncapi/parser)', node, ['scripts/lint-asyncapi.ts']],
   ['AsyncAPI validation (@asyncapi/cli validate, offline)', node, ['scripts/asyncapi-cli.ts', 'validate', 'spec/asyncapi.yaml', '--fail-severity', 'warn']],
+  // eslint.config.js: no floating promises anywhere; workflows/ import nothing but the workflow SDK, workflow files and types.
+  ['lint (ESLint with typescript-eslint, type-aware; no warnings allowed)', bin('eslint'), ['--max-warnings', '0', '.']],
   ['type check (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
   // ~3.5 min on 2 cores: two time-boxed schemathesis runs (tenant key, admin key) against the real app and services.
   ['contract fuzzing (schemathesis over spec/openapi.yaml, scripts/fuzz.ts)', node, ['scripts/fuzz.ts']],

@@ -2,7 +2,6 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { webhookSettings } from './activities/deliveries.ts';
 import { createActivities } from './activities/index.ts';
-import { createRoomActivities } from './activities/rooms.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { serveWorkerMetrics } from './metrics/worker-endpoint.ts';
@@ -24,7 +23,7 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
   const { orm, s3, store, provider, events, tenants, rooms, providers } = core;
   await ensureBuckets(s3, config.s3);
   const webhooks = webhookSettings(config);
-  const activities = { ...createActivities({ orm, store, provider, events, logger, tenants, providers, webhooks }), ...createRoomActivities({ orm, tenants, rooms }) };
+  const activities = createActivities({ orm, store, provider, events, logger, tenants, rooms, providers, webhooks });
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await Worker.create({
     connection,

@@ -1,30 +1,13 @@
 // The empty-room timer (DECISIONS §6): one workflow per room. While nobody is present it waits the tenant's
 // empty_room_timeout_minutes and then ends the room; a connect (a `presence` signal saying present) cancels the wait.
 // The API signals it on every change between "somebody present" and "nobody present" (src/realtime/empty-room-timer.ts).
-import { condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { RoomActivities } from '../src/activities/rooms.ts';
+import { emptyRoomStateQuery, presenceSignal, roomClosedSignal, type EmptyRoomInput, type PresenceSignal } from './shared.ts';
 
-export const emptyRoomWorkflowId = (roomId: string) => `empty-room-${roomId}`;
-
-export interface PresenceSignal {
-  present: boolean;
-  /** The room's event number when the change happened; older signals (arriving late) are ignored. */
-  seq: number;
-}
-
-export const presenceSignal = defineSignal<[PresenceSignal]>('presence');
-/** The room ended or was deleted another way: nothing left to time. */
-export const roomClosedSignal = defineSignal('roomClosed');
-
-/** What the workflow believes, and whether its timer is running (tests wait on it before skipping time). */
-export const emptyRoomStateQuery = defineQuery<PresenceSignal & { timing: boolean }>('emptyRoomState');
-
-export interface EmptyRoomInput {
-  tenantId: string;
-  roomId: string;
-  /** Carried across continue-as-new. */
-  state?: PresenceSignal;
-}
+// Until the gateway rework (issue 11, lane A) is merged, src/realtime/empty-room-timer.ts imports these from here;
+// they are defined in ./shared.ts. Drop this re-export once it imports from shared.ts.
+export { emptyRoomWorkflowId, presenceSignal, roomClosedSignal, type EmptyRoomInput, type PresenceSignal } from './shared.ts';
 
 const options = {
   startToCloseTimeout: '30 seconds',

@@ -1,6 +1,6 @@
 // Every workflow the worker registers is exported from here. Workflow code is deterministic: no Node built-ins,
-// no I/O; it calls activities (src/activities/) through proxyActivities. test/unit/workflow-determinism.test.ts
-// enforces the import rules.
+// no I/O; it calls activities (src/activities/) through proxyActivities. eslint.config.js enforces the import rules
+// (`npm run lint`, a step of `npm test`).
 export { recordingAutoStopWorkflow } from './recording-autostop.ts';
 export { recordingIngestWorkflow } from './recording-ingest.ts';
 export { recordingRetentionWorkflow } from './recording-retention.ts';

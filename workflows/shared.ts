@@ -1,6 +1,7 @@
-// What the API (client), the worker and the workflows agree on: the task queue, workflow ids and signals.
+// What the API (client), the worker and the workflows agree on: the task queue, workflow ids, signals and queries.
 // Workflow ids derive from the resource they act on, so a second start for the same resource finds the first.
-import { defineSignal } from '@temporalio/workflow';
+// Every id, signal and query is defined here and nowhere else (ARCHITECTURE habit 1; ids per DECISIONS §13).
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 /** Default task queue (TEMPORAL_TASK_QUEUE overrides it; the worker and the API read the same setting). */
 export const DEFAULT_TASK_QUEUE = 'convene';
@@ -17,6 +18,9 @@ export const recordingRetentionWorkflowId = (recordingId: string) => `recording-
  * deletes the room, so the consequence cannot be lost after the commit. One per room at a time.
  */
 export const roomRecordingStopWorkflowId = (roomId: string) => `room-recording-stop-${roomId}`;
+
+/** Ends a room once it has been empty for the tenant's empty_room_timeout_minutes (DECISIONS §6). One per room. */
+export const emptyRoomWorkflowId = (roomId: string) => `empty-room-${roomId}`;
 
 /** Deletes a deleted tenant's stored files (its rows are gone already). */
 export const tenantPurgeWorkflowId = (tenantId: string) => `tenant-purge-${tenantId}`;
@@ -81,6 +85,26 @@ export interface WebhookDeliveryInput {
 
 /** Sent by Stop Recording to the auto-stop workflow, which then ends without stopping anything. */
 export const recordingStoppedSignal = defineSignal('recordingStopped');
+
+export interface PresenceSignal {
+  present: boolean;
+  /** The room's event number when the change happened; older signals (arriving late) are ignored. */
+  seq: number;
+}
+
+/** Sent to the empty-room workflow on every change between "somebody present" and "nobody present". */
+export const presenceSignal = defineSignal<[PresenceSignal]>('presence');
+/** The room ended or was deleted another way: the empty-room workflow has nothing left to time. */
+export const roomClosedSignal = defineSignal('roomClosed');
+/** What the empty-room workflow believes, and whether its timer is running (tests wait on it before skipping time). */
+export const emptyRoomStateQuery = defineQuery<PresenceSignal & { timing: boolean }>('emptyRoomState');
+
+export interface EmptyRoomInput {
+  tenantId: string;
+  roomId: string;
+  /** Carried across continue-as-new. */
+  state?: PresenceSignal;
+}
 
 /** What the provider says about the file to fetch. Resolved inside the transfer activity at each attempt (the signed
  * link is a secret, DECISIONS §13): it never crosses a workflow boundary. */

@@ -9,8 +9,9 @@ import type { DomainEventPublisher } from '../events/domain-events.ts';
 import type { Logger } from '../logger.ts';
 import { stopClosedRoomRecording, stopRecording } from '../modules/recordings/recording-stop.ts';
 import { RecordingSchema, type Recording } from '../modules/recordings/recording.entity.ts';
-import { withDefaults } from '../modules/tenants/tenant-config.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
+import type { TenantService } from '../modules/tenants/tenant.service.ts';
+import { recordingKeyPrefix, recordingObjectKey } from '../storage/keys.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { UpstreamError, type MediaProvider } from '../upstream/media-provider.ts';
 import { formatWindow, NON_RETRYABLE, type RecordingSource } from '../../workflows/shared.ts';
@@ -22,6 +23,8 @@ export interface RecordingActivityDeps {
   provider: MediaProvider;
   events: DomainEventPublisher;
   logger: Logger;
+  /** The tenant's effective config (retention days): the same function every service and activity reads it through. */
+  tenants: Pick<TenantService, 'effectiveConfig'>;
 }
 
 export interface StoredRecording {
@@ -99,7 +102,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
     const source = await freshSource(recording.upstreamRecordingId);
     checkMediaType(source.contentType);
     checkSize(source.sizeBytes);
-    const key = objectKeyFor(recording.tenant.id, recording.id, source.contentType);
+    const key = recordingObjectKey(recording.tenant.id, recording.id, source.contentType);
     await store.abortIncompleteUploads(key);
     const context = Context.current();
     const signal = context.cancellationSignal;
@@ -218,7 +221,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       if (recording.purgedAt) return { purgeAt: null };
       const tenant = await em.findOne(TenantSchema, { id: recording.tenant.id });
       if (!tenant) return { purgeAt: null };
-      const days = withDefaults(tenant.config).recording_retention_days;
+      const days = deps.tenants.effectiveConfig(tenant).recording_retention_days;
       return { purgeAt: new Date(recording.createdAt.getTime() + days * DAY_MS).toISOString() };
     },
 
@@ -228,7 +231,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       const recording = await em.findOne(RecordingSchema, { id: recordingId });
       if (!recording) {
         if (!tenantId) return { purged: false };
-        return { purged: (await store.deletePrefix(objectKeyPrefix(tenantId, recordingId))) > 0 };
+        return { purged: (await store.deletePrefix(recordingKeyPrefix(tenantId, recordingId))) > 0 };
       }
       if (recording.purgedAt) return { purged: false };
       if (recording.objectKey) {
@@ -267,32 +270,4 @@ function checkMediaType(contentType: string): void {
 
 function checkSize(bytes: number | null): void {
   if (bytes !== null && bytes > MAX_RECORDING_BYTES) throw permanent(`the file is over the size limit of ${MAX_RECORDING_BYTES} bytes`);
-}
-
-const EXTENSIONS: Record<string, string> = {
-  'audio/wav': 'wav',
-  'audio/x-wav': 'wav',
-  'audio/wave': 'wav',
-  'audio/webm': 'webm',
-  'video/webm': 'webm',
-  'audio/ogg': 'ogg',
-  'audio/mpeg': 'mp3',
-  'audio/mp4': 'm4a',
-  'video/mp4': 'mp4',
-};
-
-/** recordings/<tenant>/<recording>.<ext>: one key per recording, whatever the number of attempts. */
-export function objectKeyFor(tenantId: string, recordingId: string, contentType: string): string {
-  const ext = EXTENSIONS[contentType.toLowerCase()] ?? 'bin';
-  return `${objectKeyPrefix(tenantId, recordingId)}${ext}`;
-}
-
-/** The part of a recording's key that does not depend on its type; `recordings/<tenant>/` holds a tenant's files. */
-export function objectKeyPrefix(tenantId: string, recordingId: string): string {
-  return `${tenantKeyPrefix(tenantId)}${recordingId}.`;
-}
-
-/** Every stored file of a tenant lives under this prefix (what deleting the tenant purges). */
-export function tenantKeyPrefix(tenantId: string): string {
-  return `recordings/${tenantId}/`;
 }

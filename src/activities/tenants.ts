@@ -1,5 +1,5 @@
+import { tenantKeyPrefix } from '../storage/keys.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
-import { tenantKeyPrefix } from './recordings.ts';
 import { withSafeFailures } from './safe-failure.ts';
 
 export function createTenantActivities(deps: { store: ObjectStore }) {

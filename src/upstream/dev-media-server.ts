@@ -182,7 +182,8 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
   };
 
   const scheduleFinish = (recording: DevRecording) => {
-    track(
+    // Not awaited here on purpose (the request that started the recording answers at once); settled() awaits it.
+    void track(
       new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           timers.delete(timer);

@@ -3,9 +3,9 @@
 import { Readable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
 import { PostMeetingResultSchema, type PostMeetingError } from '../../src/modules/post-meeting/post-meeting-result.entity.ts';
-import { objectKeyFor } from '../../src/activities/recordings.ts';
 import { RecordingSchema } from '../../src/modules/recordings/recording.entity.ts';
 import { TranscriptSchema } from '../../src/modules/transcripts/transcript.entity.ts';
+import { recordingObjectKey } from '../../src/storage/keys.ts';
 import type { TestApp } from './test-app.ts';
 import { patchConfig, type TenantFixture } from './fixtures.ts';
 
@@ -38,7 +38,7 @@ export async function processedRecording(
 ) {
   const em = t.services.orm.em.fork();
   const recordingId = uuidv7();
-  const key = objectKeyFor(tenant.id, recordingId, 'audio/wav');
+  const key = recordingObjectKey(tenant.id, recordingId, 'audio/wav');
   const stored = await t.services.store.upload({ key, body: Readable.from([RECORDING_BYTES]), contentType: 'audio/wav' });
   em.create(RecordingSchema, {
     id: recordingId,

@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { emptyRoomWorkflowId } from '../../workflows/empty-room.ts';
+import { emptyRoomWorkflowId } from '../../workflows/shared.ts';
 import { freePort } from '../../scripts/stack/ports.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/database.ts';
 

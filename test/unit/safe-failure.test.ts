@@ -1,7 +1,6 @@
 // Failure messages reach workflow histories (DECISIONS §13): URLs lose their query, keys and tokens their value.
 import { ApplicationFailure } from '@temporalio/common';
 import { createActivities, type ActivityDeps } from '../../src/activities/index.ts';
-import { createRoomActivities, type RoomActivityDeps } from '../../src/activities/rooms.ts';
 import { redactSecrets, safeFailure } from '../../src/activities/safe-failure.ts';
 
 test('signed and presigned links keep scheme, host and path only', () => {
@@ -34,7 +33,7 @@ test('every activity the worker registers redacts its failures (recording, room,
   const leak = 'GET https://store.example/b/k.wav?X-Amz-Signature=abc123 failed';
   const orm = { em: { fork: () => { throw new Error(leak); } } };
   const deps = { orm, store: {}, provider: {}, events: {}, logger: {}, tenants: {}, providers: {}, webhooks: { retryDelaysSeconds: [0] }, rooms: {} };
-  const activities = { ...createActivities(deps as unknown as ActivityDeps), ...createRoomActivities(deps as unknown as RoomActivityDeps) };
+  const activities = createActivities(deps as unknown as ActivityDeps);
   const failures: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(activities)) {
     failures[name] = await (fn as (input: unknown) => Promise<unknown>)({ recordingId: 'r', transcriptId: 't', deliveryId: 'd', attempt: 1 }).then(

@@ -4,8 +4,8 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
-import { createRoomActivities } from '../../src/activities/rooms.ts';
-import { emptyRoomStateQuery, emptyRoomWorkflowId } from '../../workflows/empty-room.ts';
+import { emptyRoomStateQuery, emptyRoomWorkflowId } from '../../workflows/shared.ts';
+import { testActivities } from '../helpers/activities.ts';
 import { addParticipant, createRoom, createTenant, patchConfig, type TenantFixture } from '../helpers/fixtures.ts';
 import { startRealtimeServer, type RealtimeServer } from '../helpers/realtime-server.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -27,7 +27,7 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowsPath: fileURLToPath(new URL('../../workflows/empty-room.ts', import.meta.url)),
-    activities: createRoomActivities({ orm: t.services.orm, tenants: t.services.tenants, rooms: t.services.rooms }),
+    activities: testActivities(t),
   });
   running = worker.run();
   server = await startRealtimeServer(t.services);

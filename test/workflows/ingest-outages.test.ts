@@ -10,15 +10,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { v7 as uuidv7 } from 'uuid';
-import { webhookSettings } from '../../src/activities/deliveries.ts';
-import { createActivities } from '../../src/activities/index.ts';
-import { LocalEventBus } from '../../src/events/domain-events.ts';
 import { RecordingSchema, type Recording } from '../../src/modules/recordings/recording.entity.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
 import { recordingIngestWorkflowId, searchAttributesFor, type IngestRecordingInput } from '../../workflows/shared.ts';
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
+import { testActivities } from '../helpers/activities.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createTimeSkippingEnv } from '../helpers/time-skipping.ts';
 
@@ -96,16 +94,7 @@ beforeEach(async () => {
     connection: env.nativeConnection,
     taskQueue,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities({
-      orm: t.services.orm,
-      store: t.services.store,
-      provider: createHttpUpstreamAdapter({ baseUrl: `http://127.0.0.1:${(provider.address() as AddressInfo).port}` }),
-      events: new LocalEventBus(),
-      logger: t.services.logger,
-      tenants: t.services.tenants,
-      providers: t.services.providers,
-      webhooks: webhookSettings(t.config),
-    }),
+    activities: testActivities(t, { provider: createHttpUpstreamAdapter({ baseUrl: `http://127.0.0.1:${(provider.address() as AddressInfo).port}` }) }),
   });
   running = worker.run();
 });

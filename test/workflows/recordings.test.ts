@@ -6,8 +6,6 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
-import { webhookSettings } from '../../src/activities/deliveries.ts';
-import { createActivities } from '../../src/activities/index.ts';
 import { LocalEventBus, type DomainEvent } from '../../src/events/domain-events.ts';
 import { RecordingSchema, type Recording } from '../../src/modules/recordings/recording.entity.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
@@ -19,6 +17,7 @@ import {
   recordingStoppedSignal,
 } from '../../workflows/shared.ts';
 import { createRoom, createTenant, patchConfig, type TenantFixture } from '../helpers/fixtures.ts';
+import { testActivities } from '../helpers/activities.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createTimeSkippingEnv } from '../helpers/time-skipping.ts';
 
@@ -54,16 +53,7 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     taskQueue,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities({
-      orm: t.services.orm,
-      store: t.services.store,
-      provider: createHttpUpstreamAdapter({ baseUrl: media.url }),
-      events,
-      logger: t.services.logger,
-      tenants: t.services.tenants,
-      webhooks: webhookSettings(t.config),
-      providers: t.services.providers,
-    }),
+    activities: testActivities(t, { provider: createHttpUpstreamAdapter({ baseUrl: media.url }), events }),
   });
   running = worker.run();
 });

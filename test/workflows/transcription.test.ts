@@ -9,19 +9,17 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
 import { ensureTool } from '../../scripts/tools.ts';
-import { webhookSettings } from '../../src/activities/deliveries.ts';
-import { createActivities } from '../../src/activities/index.ts';
-import { objectKeyFor } from '../../src/activities/recordings.ts';
-import { LocalEventBus } from '../../src/events/domain-events.ts';
 import { PostMeetingResultSchema } from '../../src/modules/post-meeting/post-meeting-result.entity.ts';
 import { RecordingSchema } from '../../src/modules/recordings/recording.entity.ts';
 import { TranscriptSchema } from '../../src/modules/transcripts/transcript.entity.ts';
 import { createProviderRegistry } from '../../src/providers/registry.ts';
+import { recordingObjectKey } from '../../src/storage/keys.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
 import { postMeetingWorkflowId, SEARCH_ATTRIBUTE_NAMES, transcriptionWorkflowId } from '../../workflows/shared.ts';
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
+import { testActivities } from '../helpers/activities.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let env: TestWorkflowEnvironment;
@@ -77,16 +75,7 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     taskQueue,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities({
-      orm: t.services.orm,
-      store: t.services.store,
-      provider: createHttpUpstreamAdapter({ baseUrl: media.url }),
-      events: new LocalEventBus(),
-      logger: t.services.logger,
-      tenants: t.services.tenants,
-      webhooks: webhookSettings(t.config),
-      providers,
-    }),
+    activities: testActivities(t, { provider: createHttpUpstreamAdapter({ baseUrl: media.url }), providers }),
   });
   running = worker.run();
 }, 60_000);
@@ -110,7 +99,7 @@ async function storedRecording(): Promise<string> {
   const seeded = media.seedRecording({ meetingId: roomId, durationSeconds: 20 });
   const answer = await fetch(media.mediaUrl(seeded.id));
   const id = uuidv7();
-  const key = objectKeyFor(tenant.id, id, 'audio/wav');
+  const key = recordingObjectKey(tenant.id, id, 'audio/wav');
   const stored = await t.services.store.upload({ key, body: Readable.from(Buffer.from(await answer.arrayBuffer())), contentType: 'audio/wav' });
   const em = t.services.orm.em.fork();
   em.create(RecordingSchema, {
@@ -229,14 +218,8 @@ test('a WAV over the provider upload limit is read from S3 by ranges, sent in pa
     connection: env.nativeConnection,
     taskQueue: splitQueue,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities({
-      orm: t.services.orm,
-      store: t.services.store,
+    activities: testActivities(t, {
       provider: createHttpUpstreamAdapter({ baseUrl: media.url }),
-      events: new LocalEventBus(),
-      logger: t.services.logger,
-      tenants: t.services.tenants,
-      webhooks: webhookSettings(t.config),
       providers: createProviderRegistry({
         providers: { ...t.config.providers, openai: { ...t.config.providers.openai, baseUrl: `${frontUrl}/v1`, maxUploadBytes: limit } },
       }),

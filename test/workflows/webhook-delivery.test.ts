@@ -4,11 +4,9 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { ensureTool } from '../../scripts/tools.ts';
-import { createActivities } from '../../src/activities/index.ts';
-import { LocalEventBus } from '../../src/events/domain-events.ts';
 import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema } from '../../src/modules/deliveries/delivery.entity.ts';
 import { createDelivery } from '../../src/modules/deliveries/delivery.service.ts';
-import { TemporalDeliveryStarter } from '../../src/modules/deliveries/delivery-starter.ts';
+import { TemporalDeliveryStarter } from '../../src/temporal/delivery-starter.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
 import { SEARCH_ATTRIBUTE_NAMES, webhookDeliveryWorkflowId } from '../../workflows/shared.ts';
@@ -16,10 +14,17 @@ import { fileURLToPath } from 'node:url';
 import { patchConfig } from '../helpers/fixtures.ts';
 import { configureWebhook, processedRecording } from '../helpers/delivery-fixtures.ts';
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
+import { testActivities } from '../helpers/activities.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const DEFAULT_SCHEDULE = [0, 60, 300, 900, 3600, 14400];
+/** No media provider is needed here (port 9 refuses); the default retry schedule, with a short POST timeout. */
+const activities = () =>
+  testActivities(t, {
+    provider: createHttpUpstreamAdapter({ baseUrl: 'http://127.0.0.1:9' }),
+    webhooks: { retryDelaysSeconds: DEFAULT_SCHEDULE, timeoutMs: 2000, production: false },
+  });
 const SECRET = 'whsec_time_skipping_secret_0123456789';
 
 let env: TestWorkflowEnvironment;
@@ -54,16 +59,7 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     taskQueue,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities({
-      orm: t.services.orm,
-      store: t.services.store,
-      provider: createHttpUpstreamAdapter({ baseUrl: 'http://127.0.0.1:9' }),
-      events: new LocalEventBus(),
-      logger: t.services.logger,
-      tenants: t.services.tenants,
-      providers: t.services.providers,
-      webhooks: { retryDelaysSeconds: DEFAULT_SCHEDULE, timeoutMs: 2000, production: false },
-    }),
+    activities: activities(),
   });
   running = worker.run();
 });
@@ -172,16 +168,7 @@ test('the post-meeting hand-over: createWebhookDelivery, then the abandoned chil
     connection: env.nativeConnection,
     taskQueue: queue,
     workflowsPath: fileURLToPath(new URL('./fixtures/post-meeting-stand-in.ts', import.meta.url)),
-    activities: createActivities({
-      orm: t.services.orm,
-      store: t.services.store,
-      provider: createHttpUpstreamAdapter({ baseUrl: 'http://127.0.0.1:9' }),
-      events: new LocalEventBus(),
-      logger: t.services.logger,
-      tenants: t.services.tenants,
-      providers: t.services.providers,
-      webhooks: { retryDelaysSeconds: DEFAULT_SCHEDULE, timeoutMs: 2000, production: false },
-    }),
+    activities: activities(),
   });
   const run = handover.run();
   try {

@@ -3,6 +3,7 @@
 // here (valid 24 h), so a retry four hours later still carries a working link.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MeetingRecordingReadyPayload } from '../../../generated/asyncapi.ts';
+import { downloadFileName } from '../../storage/keys.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { ParticipantSchema } from '../participants/participant.entity.ts';
 import { PostMeetingResultSchema, type PostMeetingError } from '../post-meeting/post-meeting-result.entity.ts';
@@ -77,7 +78,7 @@ export async function buildPayload(
         size_bytes: stored.sizeBytes ?? 0,
         download_url: await store.presignGet(
           { bucket: stored.storageBucket!, key: stored.objectKey! },
-          { expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS, fileName: stored.objectKey!.split('/').pop() },
+          { expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS, fileName: downloadFileName(stored.objectKey!) },
         ),
         download_api: `/api/v1/recordings/${stored.id}/download`,
         expires_at: expiresAt.toISOString(),

@@ -6,6 +6,7 @@ import { v7 as uuidv7, validate as isUuid } from 'uuid';
 import { ApiError, notFound } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
+import type { DeliveryStarter } from '../../temporal/delivery-starter.ts';
 import { tenantOf } from '../rooms/room-access.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
@@ -16,7 +17,6 @@ import {
   type WebhookDelivery,
   type WebhookDeliveryAttempt,
 } from './delivery.entity.ts';
-import type { DeliveryStarter } from './delivery-starter.ts';
 
 export interface DeliverySubject {
   tenantId: string;

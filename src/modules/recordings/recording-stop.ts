@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../domain/errors.ts';
 import type { DomainEventPublisher } from '../../events/domain-events.ts';
 import { UpstreamError, type MediaProvider } from '../../upstream/media-provider.ts';
-import type { RecordingOrchestrator } from './recording-orchestrator.ts';
+import type { RecordingOrchestrator } from '../../temporal/recording-orchestrator.ts';
 import { RecordingSchema, type Recording } from './recording.entity.ts';
 
 export interface StopDeps {

@@ -6,14 +6,15 @@ import type { DomainEventPublisher } from '../../events/domain-events.ts';
 import { ApiError, notFound } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
+import { downloadFileName } from '../../storage/keys.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
+import type { RecordingOrchestrator } from '../../temporal/recording-orchestrator.ts';
 import { UpstreamError, type MediaProvider, type UpstreamRecording } from '../../upstream/media-provider.ts';
 import type { RecordingReadyNotification } from '../../upstream/protocol.ts';
 import { roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
 import { RoomSchema, type Room } from '../rooms/room.entity.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
-import type { RecordingOrchestrator } from './recording-orchestrator.ts';
 import { stopRecording } from './recording-stop.ts';
 import { RecordingSchema, type Recording, type RecordingStatus } from './recording.entity.ts';
 
@@ -169,7 +170,7 @@ export class RecordingService {
     }
     const url = await this.#deps.store.presignGet(
       { bucket: recording.storageBucket, key: recording.objectKey },
-      { expiresInSeconds: 3600, fileName: recording.objectKey.split('/').pop() },
+      { expiresInSeconds: 3600, fileName: downloadFileName(recording.objectKey) },
     );
     return { ready: true, recording, status, url, provider: this.#deps.store.provider };
   }

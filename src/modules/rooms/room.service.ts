@@ -5,7 +5,7 @@ import { lockRow } from '../../db/locks.ts';
 import type { DomainEventPublisher } from '../../events/domain-events.ts';
 import type { RoomSessions } from '../../events/room-sessions.ts';
 import { ApiError, notFound, validationError } from '../../domain/errors.ts';
-import type { RecordingOrchestrator } from '../recordings/recording-orchestrator.ts';
+import type { RecordingOrchestrator } from '../../temporal/recording-orchestrator.ts';
 import { stopRecordingWhenRoomCloses } from '../recordings/recording-stop.ts';
 import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';

@@ -67,7 +67,10 @@ export function mergePatch<T>(target: T, patch: unknown): T {
   return base as T;
 }
 
-/** The stored config with every default filled in (stored configs only hold what the tenant set). */
+/**
+ * The stored config with every default filled in (stored configs only hold what the tenant set). To read a tenant's
+ * config use TenantService.effectiveConfig, which opens the sealed secrets first; this is its last step.
+ */
 export function withDefaults(stored: StoredTenantConfig | null | undefined): TenantConfig {
   const { post_meeting_webhook: hook, ...rest } = stored ?? {};
   return {

@@ -4,7 +4,7 @@ import { ApiError, forbidden, notFound } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from '../../security/api-keys.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
-import type { TenantPurger } from './tenant-purge.ts';
+import type { TenantPurger } from '../../temporal/tenant-purger.ts';
 import { TenantSchema, type Tenant } from './tenant.entity.ts';
 import { mergePatch, withDefaults, type StoredTenantConfig, type TenantConfig, type TenantConfigPatch } from './tenant-config.ts';
 import { assertValidConfig } from './tenant-config.rules.ts';
@@ -115,7 +115,11 @@ export class TenantService {
     return maskConfig(this.effectiveConfig(tenant));
   }
 
-  /** The full config with defaults and secrets in the clear: for the webhook sender and providers only. */
+  /**
+   * The full config with defaults and secrets in the clear: the one way a tenant's config is read. Services,
+   * activities and the socket upgrade all call this (as `Pick<TenantService, 'effectiveConfig'>`), never the stored
+   * column; only the webhook sender and providers use the secrets.
+   */
   effectiveConfig(tenant: Tenant): TenantConfig {
     return withDefaults(openConfig(tenant.config, this.deps.secretBox));
   }

@@ -6,11 +6,11 @@ import { ApiError, notFound, validationError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
 import { tenantTranscriptionKey, type ProviderRegistry } from '../../providers/registry.ts';
+import type { TranscriptionOrchestrator } from '../../temporal/transcription-orchestrator.ts';
 import { RecordingSchema } from '../recordings/recording.entity.ts';
 import { roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
-import type { TranscriptionOrchestrator } from './transcript-orchestrator.ts';
 import { TranscriptSchema, type Transcript } from './transcript.entity.ts';
 
 export interface TranscriptServiceDeps {

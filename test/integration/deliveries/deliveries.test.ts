@@ -3,7 +3,7 @@
 // The schedule is shortened (WEBHOOK_RETRY_DELAYS=0,1,1,1,1,1; WEBHOOK_TIMEOUT_MS=1500); the default schedule runs
 // on the time-skipping server in test/workflows/webhook-delivery.test.ts.
 import { createDelivery } from '../../../src/modules/deliveries/delivery.service.ts';
-import { TemporalDeliveryStarter } from '../../../src/modules/deliveries/delivery-starter.ts';
+import { TemporalDeliveryStarter } from '../../../src/temporal/delivery-starter.ts';
 import { WebhookDeliveryAttemptSchema } from '../../../src/modules/deliveries/delivery.entity.ts';
 import { webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
 import { configureWebhook, processedRecording, RECORDING_BYTES, SEGMENTS } from '../../helpers/delivery-fixtures.ts';

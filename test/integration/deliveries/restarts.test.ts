@@ -13,7 +13,7 @@ import { createApp } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { createDelivery } from '../../../src/modules/deliveries/delivery.service.ts';
-import { TemporalDeliveryStarter } from '../../../src/modules/deliveries/delivery-starter.ts';
+import { TemporalDeliveryStarter } from '../../../src/temporal/delivery-starter.ts';
 import { createServices, type Services } from '../../../src/services/container.ts';
 import { ensureBuckets } from '../../../src/storage/s3-client.ts';
 import { webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';

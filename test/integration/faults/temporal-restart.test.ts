@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { startTemporal, type TemporalServer } from '../../../scripts/stack/temporal.ts';
 import { RecordingSchema } from '../../../src/modules/recordings/recording.entity.ts';
 import { createDelivery } from '../../../src/modules/deliveries/delivery.service.ts';
-import { TemporalDeliveryStarter } from '../../../src/modules/deliveries/delivery-starter.ts';
+import { TemporalDeliveryStarter } from '../../../src/temporal/delivery-starter.ts';
 import { webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
 import { configureWebhook, processedRecording } from '../../helpers/delivery-fixtures.ts';
 import { createRoom, createTenant } from '../../helpers/fixtures.ts';

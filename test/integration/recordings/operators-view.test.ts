@@ -2,7 +2,7 @@
 // dev server, which registers the Convene* search attributes; a real worker process): one query per tenant, room or
 // recording finds exactly that resource's runs, each run says what it is, and no history holds a secret.
 import { RecordingSchema } from '../../../src/modules/recordings/recording.entity.ts';
-import { emptyRoomWorkflowId } from '../../../workflows/empty-room.ts';
+import { emptyRoomWorkflowId } from '../../../workflows/shared.ts';
 import type { PostMeetingOutcome } from '../../../workflows/post-meeting.ts';
 import {
   postMeetingWorkflowId,

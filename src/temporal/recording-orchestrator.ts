@@ -2,10 +2,10 @@
 // from workflows/shared.ts, derived from the recording, so a repeated start finds the first run instead of a second.
 // Every start carries the recording's search attributes and a one-line summary (DECISIONS §13), and ids only.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { metrics } from '../../metrics/metrics.ts';
-import type { recordingAutoStopWorkflow } from '../../../workflows/recording-autostop.ts';
-import type { recordingIngestWorkflow } from '../../../workflows/recording-ingest.ts';
-import type { roomRecordingStopWorkflow } from '../../../workflows/room-recording-stop.ts';
+import { metrics } from '../metrics/metrics.ts';
+import type { recordingAutoStopWorkflow } from '../../workflows/recording-autostop.ts';
+import type { recordingIngestWorkflow } from '../../workflows/recording-ingest.ts';
+import type { roomRecordingStopWorkflow } from '../../workflows/room-recording-stop.ts';
 import {
   recordingAutoStopWorkflowId,
   recordingIngestWorkflowId,
@@ -13,7 +13,7 @@ import {
   roomLabel,
   roomRecordingStopWorkflowId,
   searchAttributesFor,
-} from '../../../workflows/shared.ts';
+} from '../../workflows/shared.ts';
 
 /** The recording a workflow acts on, with what its search attributes and summary name. */
 export interface RecordingSubject {

@@ -1,7 +1,9 @@
+// The API side of the tenant-purge workflow (DECISIONS §5): Delete Tenant removes the rows at once and starts this
+// durable removal of the stored files, id derived from the tenant so a repeated delete finds the first run.
 import type { Client } from '@temporalio/client';
-import { metrics } from '../../metrics/metrics.ts';
-import type { tenantPurgeWorkflow } from '../../../workflows/tenant-purge.ts';
-import { searchAttributesFor, tenantPurgeWorkflowId } from '../../../workflows/shared.ts';
+import { metrics } from '../metrics/metrics.ts';
+import type { tenantPurgeWorkflow } from '../../workflows/tenant-purge.ts';
+import { searchAttributesFor, tenantPurgeWorkflowId } from '../../workflows/shared.ts';
 
 /** Starts the durable removal of a deleted tenant's stored files (DECISIONS §5). */
 export interface TenantPurger {

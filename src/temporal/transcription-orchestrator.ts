@@ -2,9 +2,9 @@
 // from workflows/shared.ts (derived from the transcript), with the search attributes and the one-line summary every
 // start carries (DECISIONS §13). Ids only in the input: the activities resolve keys and settings themselves.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { metrics } from '../../metrics/metrics.ts';
-import type { transcriptionWorkflow } from '../../../workflows/transcription.ts';
-import { searchAttributesFor, transcriptionWorkflowId } from '../../../workflows/shared.ts';
+import { metrics } from '../metrics/metrics.ts';
+import type { transcriptionWorkflow } from '../../workflows/transcription.ts';
+import { searchAttributesFor, transcriptionWorkflowId } from '../../workflows/shared.ts';
 
 export interface TranscriptionStart {
   transcriptId: string;

@@ -1,10 +1,10 @@
 // The API side of the delivery workflow: starts it through the Temporal client (a re-send). The post-meeting workflow
 // starts the same workflow as a child with the same id, search attributes and summary (deliveryStartOptions).
 import type { Client } from '@temporalio/client';
-import { metrics } from '../../metrics/metrics.ts';
-import type { webhookDeliveryWorkflow } from '../../../workflows/webhook-delivery.ts';
-import { searchAttributesFor, webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
-import type { WebhookDelivery } from './delivery.entity.ts';
+import { metrics } from '../metrics/metrics.ts';
+import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
+import { searchAttributesFor, webhookDeliveryWorkflowId } from '../../workflows/shared.ts';
+import type { WebhookDelivery } from '../modules/deliveries/delivery.entity.ts';
 
 export interface DeliveryStarter {
   start(delivery: WebhookDelivery): Promise<void>;
