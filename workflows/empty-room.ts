@@ -1,13 +1,9 @@
 // The empty-room timer (DECISIONS §6): one workflow per room. While nobody is present it waits the tenant's
 // empty_room_timeout_minutes and then ends the room; a connect (a `presence` signal saying present) cancels the wait.
-// The API signals it on every change between "somebody present" and "nobody present" (src/realtime/empty-room-timer.ts).
+// The API signals it on every change between "somebody present" and "nobody present" (src/temporal/empty-room-timer.ts).
 import { condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { RoomActivities } from '../src/activities/rooms.ts';
 import { emptyRoomStateQuery, presenceSignal, roomClosedSignal, type EmptyRoomInput, type PresenceSignal } from './shared.ts';
-
-// Until the gateway rework (issue 11, lane A) is merged, src/realtime/empty-room-timer.ts imports these from here;
-// they are defined in ./shared.ts. Drop this re-export once it imports from shared.ts.
-export { emptyRoomWorkflowId, presenceSignal, roomClosedSignal, type EmptyRoomInput, type PresenceSignal } from './shared.ts';
 
 const options = {
   startToCloseTimeout: '30 seconds',

@@ -6,7 +6,7 @@ import { CloseCode } from '../../generated/asyncapi.ts';
 import { ApiError, errorBody } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
-import type { EmptyRoomTimer } from './empty-room-timer.ts';
+import type { EmptyRoomTimer } from '../temporal/empty-room-timer.ts';
 import { errorMessage } from './messages.ts';
 import type { PgRoomBus } from './pg-bus.ts';
 import * as presence from './presence.ts';
@@ -154,7 +154,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
       clearTimeout(expiry);
       hub.remove(member);
       metrics.websocketClosed();
-      track(ready.then(() => commands.leave(id)).catch((err) => deps.logger.error({ err, roomId: id.roomId }, 'recording a departure failed')));
+      void track(ready.then(() => commands.leave(id)).catch((err) => deps.logger.error({ err, roomId: id.roomId }, 'recording a departure failed')));
     });
   }
 

@@ -29,7 +29,6 @@ export interface RoomBatch {
  * transaction (src/db/transaction-sql.ts), so a service's change and what the room hears of it commit together.
  */
 export interface Sql {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are typed per query, as pg does
   query<R extends Record<string, any> = any>(text: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
 }
 

@@ -1,6 +1,6 @@
 import { LocalEventBus, type DomainEvent } from '../events/domain-events.ts';
 import type { Logger } from '../logger.ts';
-import type { EmptyRoomTimer } from './empty-room-timer.ts';
+import type { EmptyRoomTimer } from '../temporal/empty-room-timer.ts';
 import type { PgRoomBus } from './pg-bus.ts';
 
 /**

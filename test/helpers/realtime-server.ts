@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.ts';
 import { attachGateway, type Gateway, type GatewayOptions } from '../../src/realtime/gateway.ts';
-import type { EmptyRoomTimer } from '../../src/realtime/empty-room-timer.ts';
+import type { EmptyRoomTimer } from '../../src/temporal/empty-room-timer.ts';
 import type { Services } from '../../src/services/container.ts';
 
 export interface RealtimeServer {

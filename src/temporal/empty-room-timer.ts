@@ -1,8 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
-import { emptyRoomWorkflow, emptyRoomWorkflowId, presenceSignal, roomClosedSignal } from '../../workflows/empty-room.ts';
-import { searchAttributesFor } from '../../workflows/shared.ts';
+import type { emptyRoomWorkflow } from '../../workflows/empty-room.ts';
+import { emptyRoomWorkflowId, presenceSignal, roomClosedSignal, searchAttributesFor, type PresenceSignal } from '../../workflows/shared.ts';
 
 /** What the real-time side tells the empty-room workflow (workflows/empty-room.ts). */
 export interface EmptyRoomTimer {
@@ -55,7 +55,7 @@ export class TemporalEmptyRoomTimer implements EmptyRoomTimer {
 
   async presenceChanged(tenantId: string, roomId: string, present: boolean, seq: number): Promise<void> {
     try {
-      await this.call((client) => client.workflow.signalWithStart(emptyRoomWorkflow, {
+      await this.call((client) => client.workflow.signalWithStart<typeof emptyRoomWorkflow, [PresenceSignal]>('emptyRoomWorkflow', {
         workflowId: emptyRoomWorkflowId(roomId),
         taskQueue: this.options.taskQueue,
         args: [{ tenantId, roomId }],
