@@ -2,7 +2,6 @@
 // transcript row, summarise, record failures, complete. All keyed by the recording; each one repeatable.
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
-import { v7 as uuidv7 } from 'uuid';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
 import { tenantTranscriptionKey, type ProviderRegistry } from '../providers/registry.ts';
@@ -10,7 +9,7 @@ import { PostMeetingResultSchema, type PostMeetingError } from '../modules/post-
 import { RecordingSchema } from '../modules/recordings/recording.entity.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
-import { TranscriptSchema } from '../modules/transcripts/transcript.entity.ts';
+import { createPendingTranscript } from '../modules/transcripts/transcript.entity.ts';
 import { ProviderError } from '../providers/types.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { TRANSCRIPTION_FAILURE, type PostMeetingPlan } from '../../workflows/post-meeting-types.ts';
@@ -91,20 +90,7 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
         await appendErrors(em, recordingId, [{ field: 'transcript', code: 'transcription_failed', message: 'no transcription provider is configured' }]);
         return null;
       }
-      const transcript = em.create(TranscriptSchema, {
-        id: uuidv7(),
-        tenant: recording.tenant,
-        room: recording.room,
-        recording,
-        origin: 'post_meeting',
-        status: 'pending',
-        provider,
-        language: null,
-        content: null,
-        text: null,
-        wordCount: null,
-        failureReason: null,
-      });
+      const transcript = createPendingTranscript(em, recording, 'post_meeting', provider);
       row.transcript = transcript;
       await em.flush();
       return { transcriptId: transcript.id };

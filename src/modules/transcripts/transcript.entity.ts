@@ -1,5 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { RecordingSchema } from '../recordings/recording.entity.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7 } from 'uuid';
+import { RecordingSchema, type Recording } from '../recordings/recording.entity.ts';
 import { RoomSchema } from '../rooms/room.entity.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 
@@ -56,3 +58,24 @@ export const TranscriptSchema = defineEntity({
 });
 
 export type Transcript = InferEntity<typeof TranscriptSchema>;
+
+/**
+ * A queued transcript of a recording (DECISIONS §9: it starts `pending`, nothing produced yet). The one way a transcript
+ * row is made, by Queue Transcription and by post-meeting processing alike; the caller flushes.
+ */
+export function createPendingTranscript(em: EntityManager, recording: Recording, origin: TranscriptOrigin, provider: string): Transcript {
+  return em.create(TranscriptSchema, {
+    id: uuidv7(),
+    tenant: recording.tenant,
+    room: recording.room,
+    recording,
+    origin,
+    status: 'pending',
+    provider,
+    language: null,
+    content: null,
+    text: null,
+    wordCount: null,
+    failureReason: null,
+  });
+}

@@ -1,7 +1,6 @@
 // The rules of transcripts (DECISIONS §9): who may queue one, on which recording, with which provider; and what the
 // read operations show. Every query filters by the caller's tenant: another tenant's ids are simply not found.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { v7 as uuidv7 } from 'uuid';
 import { ApiError, notFound, validationError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
@@ -11,7 +10,7 @@ import { RecordingSchema } from '../recordings/recording.entity.ts';
 import { roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
-import { TranscriptSchema, type Transcript } from './transcript.entity.ts';
+import { createPendingTranscript, TranscriptSchema, type Transcript } from './transcript.entity.ts';
 
 export interface TranscriptServiceDeps {
   providers: Pick<ProviderRegistry, 'transcription'>;
@@ -46,20 +45,7 @@ export class TranscriptService {
     const own = this.#deps.tenants.effectiveConfig(tenant).post_meeting_webhook?.transcription;
     const provider = this.resolveProvider(body.provider ?? own?.provider, own);
 
-    const transcript = em.create(TranscriptSchema, {
-      id: uuidv7(),
-      tenant: tenantId,
-      room: recording.room,
-      recording,
-      origin: 'request',
-      status: 'pending',
-      provider,
-      language: null,
-      content: null,
-      text: null,
-      wordCount: null,
-      failureReason: null,
-    });
+    const transcript = createPendingTranscript(em, recording, 'request', provider);
     await em.flush();
     try {
       await this.#deps.orchestrator.startTranscription({ transcriptId: transcript.id, tenantId, roomId: recording.room.id, recordingId });
