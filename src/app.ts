@@ -12,6 +12,7 @@ import { httpMethodSemantics, upgradeRequired } from './http/methods.ts';
 import { tenantRateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-context.ts';
 import { requestLog } from './http/request-log.ts';
+import { cacheValidatorRouteMatching } from './http/route-cache.ts';
 import { upstreamSignatureGuard } from './http/upstream-signature.ts';
 import { bindOperations, type OperationHandlers } from './http/router.ts';
 import { listOperations, loadOpenApi, OPENAPI_PATH } from './http/spec.ts';
@@ -79,6 +80,7 @@ export function createApp(deps: AppDeps): Express {
       },
     }),
   );
+  cacheValidatorRouteMatching(); // each route's regular expression compiled once, not per request (route-cache.ts)
   app.use(
     OpenApiValidator.middleware({
       apiSpec: fileURLToPath(OPENAPI_PATH),

@@ -3,7 +3,7 @@ import { ApiError, forbidden, notFound } from '../domain/errors.ts';
 import type { ParticipantRole, Principal } from '../domain/principal.ts';
 import { issuedFromCurrentKey } from '../modules/auth/auth.service.ts';
 import type { Participant } from '../modules/participants/participant.entity.ts';
-import { currentParticipant } from '../modules/participants/participant-status.ts';
+import { currentParticipant, isCurrentParticipant } from '../modules/participants/participant-status.ts';
 import { RoomSchema } from '../modules/rooms/room.entity.ts';
 import { TenantSchema, type Tenant } from '../modules/tenants/tenant.entity.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
@@ -97,13 +97,14 @@ export function createCredentialResolver(deps: CredentialResolverDeps) {
    * token (401, DECISIONS §4); the WebSocket says the room or the participant is gone (404, DECISIONS §11), and also
    * refuses an ended room, where the API still lets a participant read its room.
    */
-  async function requireCurrent(p: ParticipantClaims, transport: Transport): Promise<Participant> {
+  function requireCurrent(p: ParticipantClaims, transport: 'api'): Promise<void>;
+  function requireCurrent(p: ParticipantClaims, transport: 'socket'): Promise<Participant>;
+  async function requireCurrent(p: ParticipantClaims, transport: Transport): Promise<Participant | void> {
     const em = deps.em();
     const named = { tenant_id: p.tenantId, room_id: p.roomId, participant_id: p.participantId };
     if (transport === 'api') {
-      const participant = await currentParticipant(em, named);
-      if (!participant) throw invalidToken();
-      return participant;
+      if (!(await isCurrentParticipant(em, named))) throw invalidToken();
+      return;
     }
     const room = await em.findOne(RoomSchema, { id: p.roomId, tenant: p.tenantId });
     if (!room || room.status !== 'active') throw notFound('Room');
@@ -123,9 +124,10 @@ export function createCredentialResolver(deps: CredentialResolverDeps) {
   async function apiBearer(token: string, access: OperationAccess): Promise<Principal> {
     const claims = await verifyToken(token, 'api');
     if (claims.typ === 'access' && !claims.participant_id) {
-      const tenant = await tenantOf(claims.tenant_id);
-      if (!issuedFromCurrentKey(tenant, claims)) throw invalidToken();
-      return { kind: 'tenant', tenantId: tenant.id, via: 'access_token' };
+      // The key id only, read now (no cache): a rotation retires the token on the very next request (DECISIONS §4).
+      const rows: Array<{ api_key_id: string }> = await deps.em().getConnection().execute('select api_key_id from tenants where id = ?', [claims.tenant_id]);
+      if (!rows[0] || !issuedFromCurrentKey({ apiKeyId: rows[0].api_key_id }, claims)) throw invalidToken();
+      return { kind: 'tenant', tenantId: claims.tenant_id, via: 'access_token' };
     }
     const p = participantClaims(claims, 'api');
     await requireCurrent(p, 'api');
@@ -150,7 +152,9 @@ export function createCredentialResolver(deps: CredentialResolverDeps) {
         }
       }
       if (apiKey !== undefined && access.schemes.has('ApiKeyAuth')) {
-        return { kind: 'tenant', tenantId: (await tenantByApiKey(apiKey)).id, via: 'api_key' };
+        const tenantId = await deps.tenants.idByApiKey(deps.em(), apiKey);
+        if (!tenantId) throw unauthorized('Invalid API key');
+        return { kind: 'tenant', tenantId, via: 'api_key' };
       }
       if (bearer !== undefined && access.schemes.has('BearerAuth')) return apiBearer(bearer, access);
 

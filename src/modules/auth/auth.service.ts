@@ -29,7 +29,7 @@ export interface ParticipantTokenSet extends TokenSet {
  * Rotating a tenant's API key retires every tenant token issued from the old one: they carry the key's id (`key_id`).
  * Participant tokens do not descend from the key and are unaffected.
  */
-export function issuedFromCurrentKey(tenant: Tenant, claims: TokenClaims): boolean {
+export function issuedFromCurrentKey(tenant: Pick<Tenant, 'apiKeyId'>, claims: TokenClaims): boolean {
   return Boolean(claims.participant_id) || claims.key_id === tenant.apiKeyId;
 }
 
@@ -68,14 +68,15 @@ export class AuthService {
   /** Stores and signs a refresh token of the given family. */
   private async issueRefresh(em: EntityManager, claims: TokenClaimsInput, tenant: Tenant): Promise<string> {
     const { token, claims: issued } = await this.tokens.issue(claims, this.ttl.refreshTtl);
-    em.create(RefreshTokenSchema, {
+    // One INSERT (no unit of work to flush: outside a transaction that would be BEGIN, INSERT, COMMIT).
+    await em.insert(RefreshTokenSchema, {
       jti: issued.jti,
       familyId: issued.fam!,
-      tenant,
+      tenant: tenant.id,
       participantId: claims.participant_id ?? null,
       expiresAt: new Date(issued.exp * 1000),
+      createdAt: new Date(),
     });
-    await em.flush();
     return token;
   }
 

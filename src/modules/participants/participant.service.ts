@@ -76,13 +76,15 @@ export class ParticipantService {
       const locked = await tx.findOneOrFail(RoomSchema, { id: room.id }, { refresh: true });
       if (locked.status === 'ended') throw roomEnded();
 
-      const current = await tx.find(ParticipantSchema, { room: locked.id, removedAt: null });
-      const replaced = this.applyDuplicatePolicy(current, input.external_user_id, config.duplicate_participant_policy);
+      // Counted, not loaded: only the participants with the same external id (the duplicate policy) become entities.
+      const count = await tx.count(ParticipantSchema, { room: locked.id, removedAt: null });
+      const same = input.external_user_id === undefined ? [] : await tx.find(ParticipantSchema, { room: locked.id, removedAt: null, externalUserId: input.external_user_id });
+      const replaced = this.applyDuplicatePolicy(same, input.external_user_id, config.duplicate_participant_policy);
       for (const old of replaced) {
         old.removedAt = new Date();
         events.push({ type: 'participant.removed', tenantId, roomId: locked.id, participantId: old.id, reason: 'replaced' });
       }
-      const remaining = current.length - replaced.length;
+      const remaining = count - replaced.length;
       if (remaining >= locked.maxParticipants) {
         const limit = locked.maxParticipants < tenant.maxParticipantsPerRoom ? 'max_participants' : 'max_participants_per_room';
         throw limitExceeded(limit, locked.maxParticipants);

@@ -3,12 +3,12 @@ import type { components } from '../../../generated/openapi.ts';
 import { handler, type Handlers } from '../../http/handler.ts';
 import { pageOf } from '../../http/page.ts';
 import type { Room } from './room.entity.ts';
-import type { CountedRoom, RoomService } from './room.service.ts';
+import type { CountedRoom, RoomFields, RoomService } from './room.service.ts';
 
 type RoomBody = components['schemas']['Room'];
 type RoomWithCount = components['schemas']['RoomWithParticipantCount'];
 
-export function roomView(room: Room): RoomBody {
+export function roomView(room: RoomFields): RoomBody {
   return {
     id: room.id,
     name: room.name,
@@ -28,8 +28,8 @@ export function roomRoutes(deps: { rooms: RoomService; em: () => EntityManager }
     createRoom: handler<'createRoom'>(async ({ body }, principal) => ({ status: 201, body: roomView(await rooms.create(em(), principal, body)) })),
     listRooms: handler<'listRooms'>(async ({ query }, principal) => {
       const page = pageOf(query);
-      const { rooms: list, total, counts } = await rooms.list(em(), principal, page);
-      return { status: 200, body: { rooms: list.map((room) => withCount({ room, participantCount: counts.get(room.id) ?? 0 })), total, ...page } };
+      const { rooms: list, total } = await rooms.list(em(), principal, page);
+      return { status: 200, body: { rooms: list.map(withCount), total, ...page } };
     }),
     getRoom: handler<'getRoom'>(async ({ params }, principal) => ({ status: 200, body: withCount(await rooms.get(em(), principal, params.id)) })),
     updateRoom: handler<'updateRoom'>(async ({ params, body }, principal) => ({

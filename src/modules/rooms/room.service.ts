@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { v7 as uuidv7 } from 'uuid';
+import { v7 as uuidv7, validate as isUuid } from 'uuid';
 import { lockRow } from '../../db/locks.ts';
 import type { DomainEventPublisher } from '../../events/domain-events.ts';
 import type { RoomSessions } from '../../events/room-sessions.ts';
@@ -19,10 +19,45 @@ export interface RoomConfigInput {
   chat_enabled?: boolean;
 }
 
+/** What the API shows of a room: its entity, or the same columns read as a row (Get Room, List Rooms). */
+export type RoomFields = Pick<Room, 'id' | 'name' | 'status' | 'maxParticipants' | 'recordingEnabled' | 'chatEnabled' | 'createdAt' | 'endedAt'>;
+
 /** A room with the number of its participants (added and not removed), as the API shows it. */
 export interface CountedRoom {
-  room: Room;
+  room: RoomFields;
   participantCount: number;
+}
+
+interface CountedRoomRow {
+  id: string;
+  name: string;
+  status: Room['status'];
+  max_participants: number;
+  recording_enabled: boolean;
+  chat_enabled: boolean;
+  created_at: Date | string;
+  ended_at: Date | string | null;
+  participant_count: number;
+}
+
+// The room's columns and its participant count in one statement (no entity: the reads are shown, never changed).
+const COUNTED_ROOM_COLUMNS = `r.id, r.name, r.status, r.max_participants, r.recording_enabled, r.chat_enabled, r.created_at, r.ended_at,
+  (select count(*)::int from participants p where p.room_id = r.id and p.removed_at is null) as participant_count`;
+
+function countedRoom(row: CountedRoomRow): CountedRoom {
+  return {
+    room: {
+      id: row.id,
+      name: row.name,
+      status: row.status,
+      maxParticipants: row.max_participants,
+      recordingEnabled: row.recording_enabled,
+      chatEnabled: row.chat_enabled,
+      createdAt: new Date(row.created_at),
+      endedAt: row.ended_at === null ? null : new Date(row.ended_at),
+    } as RoomFields,
+    participantCount: row.participant_count,
+  };
 }
 
 export const limitExceeded = (limit: string, max: number) =>
@@ -86,13 +121,20 @@ export class RoomService {
     return room;
   }
 
-  async list(em: EntityManager, principal: Principal, page: { limit: number; offset: number }) {
-    const [rooms, total] = await em.findAndCount(
-      RoomSchema,
-      { tenant: tenantOf(principal) },
-      { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: page.limit, offset: page.offset },
+  /**
+   * A page of the tenant's rooms, newest first, each with its participant count, and the tenant's total: one statement
+   * (the total is a window count over the tenant's rooms, taken before the page is cut). Only a page past the end,
+   * which has no row to carry the total, needs a second query.
+   */
+  async list(em: EntityManager, principal: Principal, page: { limit: number; offset: number }): Promise<{ rooms: CountedRoom[]; total: number }> {
+    const tenantId = tenantOf(principal);
+    const rows: Array<CountedRoomRow & { total: number }> = await em.getConnection().execute(
+      `select ${COUNTED_ROOM_COLUMNS}, count(*) over ()::int as total
+       from rooms r where r.tenant_id = ? order by r.created_at desc, r.id desc limit ? offset ?`,
+      [tenantId, page.limit, page.offset],
     );
-    return { rooms, total, counts: await this.participantCounts(em, rooms.map((r) => r.id)) };
+    const total = rows[0]?.total ?? (page.offset > 0 ? await em.count(RoomSchema, { tenant: tenantId }) : 0);
+    return { rooms: rows.map(countedRoom), total };
   }
 
   /** Participants added and not removed, per room, in one query. */
@@ -106,9 +148,20 @@ export class RoomService {
     return counts;
   }
 
-  /** A room the caller may see (roomForPrincipal), with its participant count. */
+  /**
+   * A room the caller may see (the rule of roomForPrincipal), with its participant count. By id (what clients send):
+   * the room, within the tenant, and its count in one statement; by name, through roomForPrincipal.
+   */
   async get(em: EntityManager, principal: Principal, roomRef: string): Promise<CountedRoom> {
-    return this.counted(em, await roomForPrincipal(em, principal, roomRef));
+    if (!isUuid(roomRef)) return this.counted(em, await roomForPrincipal(em, principal, roomRef));
+    const tenantId = tenantOf(principal);
+    // A participant sees its own room only; any other is not found (as roomForPrincipal answers).
+    if (principal.kind === 'participant' && principal.roomId !== roomRef) throw notFound('Room');
+    const rows: CountedRoomRow[] = await em
+      .getConnection()
+      .execute(`select ${COUNTED_ROOM_COLUMNS} from rooms r where r.id = ? and r.tenant_id = ?`, [roomRef, tenantId]);
+    if (!rows[0]) throw notFound('Room');
+    return countedRoom(rows[0]);
   }
 
   async update(em: EntityManager, principal: Principal, roomRef: string, patch: { name?: string; config?: RoomConfigInput }): Promise<CountedRoom> {

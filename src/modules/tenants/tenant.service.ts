@@ -129,6 +129,17 @@ export class TenantService {
     // Lookup by SHA-256 of a 256-bit random key: the hash index compare leaks nothing useful about other keys.
     return em.findOne(TenantSchema, { apiKeyHash: hashApiKey(apiKey) });
   }
+
+  /**
+   * The id of the tenant whose current key this is, or null: the same indexed lookup as findByApiKey, but one column of
+   * one row and no entity (every X-API-Key request authenticates through here). Uncached, so a rotated key is refused
+   * on the very next request (DECISIONS §4).
+   */
+  async idByApiKey(em: EntityManager, apiKey: string): Promise<string | null> {
+    if (!looksLikeApiKey(apiKey)) return null;
+    const rows: Array<{ id: string }> = await em.getConnection().execute('select id from tenants where api_key_hash = ?', [hashApiKey(apiKey)]);
+    return rows[0]?.id ?? null;
+  }
 }
 
 function pickLimits(input: Partial<TenantLimits>): Partial<TenantLimits> {
