@@ -77,6 +77,7 @@ export class PostgresRateLimitStore implements Store {
   }
 
   private execute(sql: string, params: unknown[]) {
-    return this.orm.em.fork().getConnection().execute(sql, params);
+    // Plain statements on the shared connection pool: no EntityManager fork (no identity map) per request.
+    return this.orm.em.getConnection().execute(sql, params);
   }
 }
