@@ -26,8 +26,9 @@ export function cacheValidatorRouteMatching(): void {
   const compile = module.pathToRegexp;
   const cache = new Map<string, unknown>();
   module.pathToRegexp = (path, options) => {
-    if (typeof path !== 'string') return compile(path, options);
-    const key = `${path}\u0000${options ? JSON.stringify(options) : ''}`;
+    // The validator passes a route string and { sensitive, strict }; anything else is not cached.
+    if (typeof path !== 'string' || (options && Object.keys(options).some((k) => k !== 'sensitive' && k !== 'strict'))) return compile(path, options);
+    const key = `${options?.sensitive ? 's' : '-'}${options?.strict ? 's' : '-'}${path}`;
     let compiled = cache.get(key);
     if (compiled === undefined) {
       compiled = compile(path, options);

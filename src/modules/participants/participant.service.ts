@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7, validate as isUuid } from 'uuid';
-import { lockRow } from '../../db/locks.ts';
+import { lockAndReadRow, lockRow } from '../../db/locks.ts';
 import type { DomainEvent, DomainEventPublisher } from '../../events/domain-events.ts';
 import type { AfterCommit, RoomSessions } from '../../events/room-sessions.ts';
 import { ApiError, forbidden, notFound } from '../../domain/errors.ts';
@@ -72,8 +72,10 @@ export class ParticipantService {
         }
       }
       // The room row lock makes the participant count exact under concurrent adds.
-      await lockRow(tx, 'rooms', room.id);
-      const locked = await tx.findOneOrFail(RoomSchema, { id: room.id }, { refresh: true });
+      // Locked and read in one statement; map() refreshes the entity from that row.
+      const row = await lockAndReadRow(tx, 'rooms', room.id);
+      if (!row) throw notFound('Room');
+      const locked = tx.map(RoomSchema, row);
       if (locked.status === 'ended') throw roomEnded();
 
       // Counted, not loaded: only the participants with the same external id (the duplicate policy) become entities.
