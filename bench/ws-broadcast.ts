@@ -239,10 +239,18 @@ async function memoryPerConnection(child: ChildProcess, targets: Target[], drain
     const m = process.memoryUsage();
     return m.heapUsed + m.external;
   };
+  // CONVENE_BENCH_HEAP=<folder>: heap snapshots before and after, to see what a connection holds.
+  const snapshot = async (when: string) => {
+    if (!process.env.CONVENE_BENCH_HEAP) return;
+    const { writeHeapSnapshot } = await import('node:v8');
+    writeHeapSnapshot(join(process.env.CONVENE_BENCH_HEAP, `${targets[0].token ? 'convene' : 'bare'}-${when}.heapsnapshot`));
+  };
   const before = await measure();
+  await snapshot('before');
   const opened = await ask<number>(child, { kind: 'idle', targets });
   await sleep(1000);
   const after = await measure();
+  await snapshot('after');
   await ask(child, { kind: 'close' });
   await drained();
   return { connections: opened, bytesPerConnection: (after - before) / opened };
