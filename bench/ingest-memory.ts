@@ -40,7 +40,7 @@ interface RunResult {
 
 /** Child: one upload, measured from inside. */
 async function uploadOnce(): Promise<RunResult> {
-  const { S3ObjectStore, PART_SIZE, PARTS_IN_FLIGHT } = await import('../src/storage/object-store.ts');
+  const { S3ObjectStore } = await import('../src/storage/object-store.ts');
   const { createS3Client } = await import('../src/storage/s3-client.ts');
   const config = {
     endpoint: process.env.S3_ENDPOINT!,
@@ -83,8 +83,9 @@ async function uploadOnce(): Promise<RunResult> {
     const upload = new Upload({
       client: s3,
       params: { Bucket: config.bucket, Key: key, Body: body, ContentType: 'audio/wav' },
-      partSize: PART_SIZE,
-      queueSize: PARTS_IN_FLIGHT,
+      // The previous configuration of src/storage/object-store.ts.
+      partSize: 8 * MiB,
+      queueSize: 2,
       leavePartsOnError: false,
     });
     await upload.done();

@@ -1,4 +1,4 @@
-import type { RawData, WebSocket } from 'ws';
+import { WebSocket, type RawData } from 'ws';
 import { CloseCode } from '../../generated/asyncapi.ts';
 import type { Logger } from '../logger.ts';
 import { errorMessage } from './messages.ts';
@@ -27,8 +27,13 @@ export interface ConnectionContext {
   closed(connection: Connection): void;
 }
 
-const CONNECTION = Symbol('connection');
-type Socket = WebSocket & { [CONNECTION]: Connection };
+/**
+ * The gateway's socket class (WebSocketServer's `WebSocket` option): `ws`'s socket with one more field, its connection,
+ * declared here so it has a slot in the object (a property added to a finished socket spills into a separate array).
+ */
+export class ConveneSocket extends WebSocket {
+  connection: Connection | undefined = undefined;
+}
 
 export class Connection extends Member {
   /** Settles once the join is recorded and the snapshot sent (never rejects); undefined after that. */
@@ -41,12 +46,12 @@ export class Connection extends Member {
   private at: number;
   private readonly ctx: ConnectionContext;
 
-  constructor(ws: WebSocket, id: SocketIdentity & { connectionId: string }, ctx: ConnectionContext) {
+  constructor(ws: ConveneSocket, id: SocketIdentity & { connectionId: string }, ctx: ConnectionContext) {
     super(ws, id);
     this.ctx = ctx;
     this.tokens = ctx.flood.burst;
     this.at = Date.now();
-    (ws as Socket)[CONNECTION] = this;
+    ws.connection = this;
     ws.on('pong', onPong);
     ws.on('message', onMessage);
     ws.on('error', onError);
@@ -111,16 +116,16 @@ export class Connection extends Member {
 
 // EventEmitter calls a listener with the socket as `this`: the same four functions serve every socket.
 function onPong(this: WebSocket): void {
-  (this as Socket)[CONNECTION].alive = true;
+  (this as ConveneSocket).connection!.alive = true;
 }
 function onMessage(this: WebSocket, raw: RawData, isBinary: boolean): void {
-  (this as Socket)[CONNECTION].received(raw, isBinary);
+  (this as ConveneSocket).connection!.received(raw, isBinary);
 }
 function onError(this: WebSocket): void {
   this.terminate();
 }
 function onClose(this: WebSocket): void {
-  (this as Socket)[CONNECTION].closed();
+  (this as ConveneSocket).connection!.closed();
 }
 
 /**

@@ -7,7 +7,7 @@ import { ApiError, errorBody } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { EmptyRoomTimer } from '../temporal/empty-room-timer.ts';
-import { Connection, SocketSweeps, type ConnectionContext } from './connection.ts';
+import { Connection, ConveneSocket, SocketSweeps, type ConnectionContext } from './connection.ts';
 import type { PgRoomBus } from './pg-bus.ts';
 import * as presence from './presence.ts';
 import { RoomCommands } from './room-commands.ts';
@@ -58,6 +58,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
     return p;
   };
   const wss = new WebSocketServer({
+    WebSocket: ConveneSocket,
     noServer: true,
     maxPayload: opts.maxPayload,
     clientTracking: false,
@@ -87,7 +88,10 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
     authorizeUpgrade(deps, req, url).then(
       (identity) => {
         if (socket.destroyed) return;
-        wss.handleUpgrade(req, socket, head, (ws) => open(new Connection(ws, { ...identity, connectionId: uuidv7() }, context)));
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          socket.off('error', destroy); // the socket's errors are ws's to handle now
+          open(new Connection(ws, { ...identity, connectionId: uuidv7() }, context));
+        });
       },
       (err: unknown) => {
         if (err instanceof ApiError) deps.logger.info({ request_id: requestId, code: err.code, origin: req.headers.origin }, 'WebSocket upgrade refused');

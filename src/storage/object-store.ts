@@ -68,13 +68,14 @@ export interface ObjectStore {
 }
 
 /**
- * 8 MiB parts, two in flight while a third fills: the upload's buffers are these three, allocated once per upload (on
- * demand, so a small file touches only what it fills) and reused for every part. Memory per upload is therefore at most
- * 3 × 8 = 24 MiB whatever the file's size, plus the source's own chunks in passing (issue 13). `@aws-sdk/lib-storage`'s
- * Upload, used before, allocated a fresh part by `Buffer.concat` for every part (and kept the source's chunks until
- * then): 2 bytes of garbage per byte uploaded, which the collector reclaims late, so RSS grew by 100–400 MiB on 1 GiB.
+ * 5 MiB parts (S3's smallest; 10,000 parts make 48.8 GiB, above MAX_RECORDING_BYTES), two in flight while a third
+ * fills: the upload's buffers are these three, allocated once per upload (on demand: a small file touches only what it
+ * fills) and reused for every part. So an upload holds at most 3 × 5 = 15 MiB whatever the file's size (issue 13).
+ * What else the process holds while the bytes flow is the source's chunks on their way through (a download's socket
+ * reads, and fetch's copy of each): garbage that V8 reclaims once about 64 MiB of such external memory has
+ * accumulated. `@aws-sdk/lib-storage`'s Upload, used before, also built every 8 MiB part anew with `Buffer.concat`.
  */
-export const PART_SIZE = 8 * 1024 * 1024;
+export const PART_SIZE = 5 * 1024 * 1024;
 export const PARTS_IN_FLIGHT = 2;
 const PART_BUFFERS = PARTS_IN_FLIGHT + 1;
 
