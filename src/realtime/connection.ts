@@ -12,6 +12,8 @@ import type { SocketIdentity } from './upgrade-auth.ts';
 /** Client messages taken from a socket's inbox at a time, and the most it may hold before it counts as flooding. */
 const MAX_BATCH = 100;
 const MAX_INBOX = 1000;
+/** Ticks per ping interval: each socket is pinged at one of them. */
+const PING_SLOTS = 30;
 /** The longest delay setTimeout accepts (~24.8 days). */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
@@ -130,22 +132,26 @@ function onClose(this: WebSocket): void {
 
 /**
  * The gateway's two timers for all its sockets. Ping: every interval each socket is pinged, and one that has not
- * answered the previous ping is dropped. Expiry: a token is valid only until its exp, also on an open socket (issue
- * 10): one timer waits for the earliest exp among the sockets and closes those expired with 4005.
+ * answered the previous ping is dropped; the sockets are spread over PING_SLOTS ticks of the interval, so the pings go
+ * out a slice at a time rather than all in one burst (as each socket's own timer spread them before). Expiry: a token
+ * is valid only until its exp, also on an open socket (issue 10): one timer waits for the earliest exp among the
+ * sockets and closes those expired with 4005.
  */
 export class SocketSweeps {
   private readonly members: () => Iterable<Member>;
   private readonly pinger: NodeJS.Timeout;
+  private tick = 0;
   private expiry: NodeJS.Timeout | undefined;
   private nextExpiry = Infinity;
 
   constructor(members: () => Iterable<Member>, pingIntervalMs: number) {
     this.members = members;
-    this.pinger = setInterval(() => this.ping(), pingIntervalMs);
+    this.pinger = setInterval(() => this.ping(), pingIntervalMs / PING_SLOTS);
     this.pinger.unref();
   }
 
   added(member: Member): void {
+    member.pingSlot = this.tick % PING_SLOTS; // first pinged a whole interval from now
     if (member.id.expiresAt < this.nextExpiry) this.armExpiry(member.id.expiresAt);
   }
 
@@ -156,7 +162,9 @@ export class SocketSweeps {
   }
 
   private ping(): void {
+    const slot = (this.tick = (this.tick + 1) % PING_SLOTS);
     for (const member of this.members()) {
+      if (member.pingSlot !== slot) continue;
       if (!member.alive) {
         member.ws.terminate();
         continue;

@@ -17,8 +17,9 @@ interface Prepared {
 export class Member {
   readonly ws: WebSocket;
   readonly id: SocketIdentity & { connectionId: string };
-  /** Answered the last ping (the gateway's sweep pings every socket). */
+  /** Answered the last ping (the gateway's sweep pings every socket), and the sweep's tick it is pinged at. */
   alive = true;
+  pingSlot = 0;
   /** The batch number the snapshot reflects; undefined until the snapshot is sent (batches wait meanwhile). */
   private snapshotSeq: number | undefined;
   /** Batches that arrived before the snapshot was sent; allocated only then. */
