@@ -1,7 +1,13 @@
 // Benchmark (not a test): one room, N connected clients, chat from one sender; Convene's gateway beside a bare `ws`
-// broadcast server doing the same work, in the same run, on loopback. Then memory per idle connection.
+// broadcast server doing the same work, in the same run, on loopback. Then memory per idle connection, then fan-out
+// across two instances (Convene: two gateways with the PostgreSQL room bus between them; bare: two `ws` servers
+// relaying to each other over one loopback WebSocket).
 //
-//   npx node --expose-gc bench/ws-broadcast.ts [--clients 1000] [--messages 500] [--rate 50] [--burst 500] [--idle 5000]
+//   npx node --expose-gc bench/ws-broadcast.ts [--clients 1000] [--messages 500] [--rate 50] [--burst 500] [--idle 10000]
+//                                              [--fanout 5000] [--fanout-messages 1000] [--fanout-rate 100]
+//
+// A part is skipped when its count is 0. The process raises its own open-file limit to the hard limit (`ulimit -n`),
+// so 10,000 connections fit; everything listens on 127.0.0.1 only.
 //
 // This process runs the servers (and a throwaway PostgreSQL, unless DATABASE_URL is set); a forked child runs every
 // client, the sender included, so send and receive times come from one clock. Results: BENCHMARKS.md.
@@ -22,7 +28,10 @@ const { values: args } = parseArgs({
     messages: { type: 'string', default: '500' },
     rate: { type: 'string', default: '50' },
     burst: { type: 'string', default: '500' },
-    idle: { type: 'string', default: '5000' },
+    idle: { type: 'string', default: '10000' },
+    fanout: { type: 'string', default: '5000' },
+    'fanout-messages': { type: 'string', default: '1000' },
+    'fanout-rate': { type: 'string', default: '100' },
   },
 });
 
@@ -30,19 +39,24 @@ const { values: args } = parseArgs({
 // Client side (child process)
 // ---------------------------------------------------------------------------------------------------------------
 
+/** One client: where it connects, its token (null for a bare server: no authentication) and its room. */
+interface Target {
+  url: string;
+  token: string | null;
+  room: number;
+}
 interface BroadcastJob {
   kind: 'broadcast';
-  url: string;
-  /** One per client; null for the bare server (no authentication). */
-  tokens: (string | null)[];
+  targets: Target[];
+  /** Indexes of the senders; message i is sent by senders[i % senders.length], to its room. */
+  senders: number[];
   messages: number;
   rate: number;
   burst: number;
 }
 interface IdleJob {
   kind: 'idle';
-  url: string;
-  tokens: (string | null)[];
+  targets: Target[];
 }
 interface BroadcastResult {
   deliveries: number;
@@ -56,12 +70,12 @@ interface BroadcastResult {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-async function openClients(url: string, tokens: (string | null)[], onMessage?: (data: string) => void): Promise<WebSocket[]> {
+async function openClients(targets: Target[], onMessage?: (data: string) => void): Promise<WebSocket[]> {
   const sockets: WebSocket[] = [];
   const BATCH = 50;
-  for (let i = 0; i < tokens.length; i += BATCH) {
-    const batch = tokens.slice(i, i + BATCH).map(
-      (token) =>
+  for (let i = 0; i < targets.length; i += BATCH) {
+    const batch = targets.slice(i, i + BATCH).map(
+      ({ url, token }) =>
         new Promise<WebSocket>((resolve, reject) => {
           const ws = new WebSocket(url, token ? ['convene', `token.${token}`] : ['convene']);
           // Connected = its first message (the snapshot) arrived.
@@ -89,8 +103,14 @@ async function quiet(sockets: WebSocket[], quietMs: number, maxMs: number): Prom
 }
 
 async function broadcast(job: BroadcastJob): Promise<BroadcastResult> {
-  const n = job.tokens.length;
-  const latencies = new Float64Array(job.messages * n);
+  const roomSize = new Map<number, number>();
+  for (const t of job.targets) roomSize.set(t.room, (roomSize.get(t.room) ?? 0) + 1);
+  const sizeOf = (i: number) => roomSize.get(job.targets[job.senders[i % job.senders.length]].room)!;
+  let expected = 0;
+  for (let i = 0; i < job.messages; i++) expected += sizeOf(i);
+  let burstExpected = 0;
+  for (let i = 0; i < job.burst; i++) burstExpected += sizeOf(i);
+  const latencies = new Float64Array(expected);
   let recorded = 0;
   let burstReceived = 0;
   let burstLast = 0;
@@ -105,10 +125,10 @@ async function broadcast(job: BroadcastJob): Promise<BroadcastResult> {
       burstLast = now;
     }
   };
-  const sockets = await openClients(job.url, job.tokens);
+  const sockets = await openClients(job.targets);
   await quiet(sockets, 500, 60_000);
   for (const ws of sockets) ws.on('message', (d) => onMessage(d.toString()));
-  const sender = sockets[0];
+  const sender = (i: number) => sockets[job.senders[i % job.senders.length]];
 
   // Paced: latency at a steady rate.
   const interval = 1000 / job.rate;
@@ -117,9 +137,8 @@ async function broadcast(job: BroadcastJob): Promise<BroadcastResult> {
     const due = start + i * interval;
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
-    sender.send(JSON.stringify({ event: 'chat.send', data: { text: `p:${i}:${performance.now()}` } }));
+    sender(i).send(JSON.stringify({ event: 'chat.send', data: { text: `p:${i}:${performance.now()}` } }));
   }
-  const expected = job.messages * n;
   const pacedDeadline = performance.now() + 60_000;
   while (recorded < expected && performance.now() < pacedDeadline) await sleep(20);
   const deliveries = recorded;
@@ -127,9 +146,9 @@ async function broadcast(job: BroadcastJob): Promise<BroadcastResult> {
   // Burst: as fast as the sender can write; throughput until the last delivery.
   await sleep(500);
   const burstStart = performance.now();
-  for (let i = 0; i < job.burst; i++) sender.send(JSON.stringify({ event: 'chat.send', data: { text: `b:${i}:${performance.now()}` } }));
+  for (let i = 0; i < job.burst; i++) sender(i).send(JSON.stringify({ event: 'chat.send', data: { text: `b:${i}:${performance.now()}` } }));
   const burstDeadline = performance.now() + 120_000;
-  while (burstReceived < job.burst * n && performance.now() < burstDeadline) await sleep(20);
+  while (burstReceived < burstExpected && performance.now() < burstDeadline) await sleep(20);
   const burstSeconds = (burstLast - burstStart) / 1000;
 
   for (const ws of sockets) ws.terminate();
@@ -141,7 +160,7 @@ async function broadcast(job: BroadcastJob): Promise<BroadcastResult> {
     p50: at(0.5),
     p99: at(0.99),
     max: sorted.length ? sorted[sorted.length - 1] : NaN,
-    burstMessagesPerSecond: burstReceived === job.burst * n ? job.burst / burstSeconds : NaN,
+    burstMessagesPerSecond: burstReceived === burstExpected ? job.burst / burstSeconds : NaN,
     burstDeliveriesPerSecond: burstReceived / burstSeconds,
   };
 }
@@ -153,7 +172,7 @@ if (args.role === 'clients') {
     try {
       if (job.kind === 'broadcast') process.send!({ ok: true, result: await broadcast(job) });
       else if (job.kind === 'idle') {
-        idleSockets = await openClients(job.url, job.tokens);
+        idleSockets = await openClients(job.targets);
         await quiet(idleSockets, 1000, 120_000);
         process.send!({ ok: true, result: idleSockets.length });
       } else {
@@ -211,7 +230,7 @@ function startBareServer(): Promise<{ url: string; close: () => Promise<void> }>
  * JS heap + external buffers of this (server) process per open idle connection, after GC. RSS is not reported: freed
  * pages are not returned to the OS promptly, so an RSS delta mostly says which server was measured first.
  */
-async function memoryPerConnection(child: ChildProcess, url: string, tokens: (string | null)[], drained: () => Promise<void>) {
+async function memoryPerConnection(child: ChildProcess, targets: Target[], drained: () => Promise<void>) {
   const measure = async () => {
     for (let i = 0; i < 3; i++) {
       globalThis.gc?.();
@@ -220,19 +239,104 @@ async function memoryPerConnection(child: ChildProcess, url: string, tokens: (st
     const m = process.memoryUsage();
     return m.heapUsed + m.external;
   };
+  // CONVENE_BENCH_HEAP=<folder>: heap snapshots before and after, to see what a connection holds.
+  const snapshot = async (when: string) => {
+    if (!process.env.CONVENE_BENCH_HEAP) return;
+    const { writeHeapSnapshot } = await import('node:v8');
+    writeHeapSnapshot(join(process.env.CONVENE_BENCH_HEAP, `${targets[0].token ? 'convene' : 'bare'}-${when}.heapsnapshot`));
+  };
   const before = await measure();
-  const opened = await ask<number>(child, { kind: 'idle', url, tokens });
+  await snapshot('before');
+  const opened = await ask<number>(child, { kind: 'idle', targets });
   await sleep(1000);
   const after = await measure();
+  await snapshot('after');
   await ask(child, { kind: 'close' });
   await drained();
   return { connections: opened, bytesPerConnection: (after - before) / opened };
 }
 
+/**
+ * The bare baseline across two instances: two `ws` servers, clients in rooms (`?room=`), each chat.message broadcast
+ * to the room's local clients and relayed (room id + the serialised message) to the other server over one loopback
+ * WebSocket, which broadcasts it to its own. No auth, no storage, no database: the wire cost of a second instance.
+ */
+async function startBarePair(): Promise<{ urls: [string, string]; close: () => Promise<void> }> {
+  const make = () => {
+    const server = createServer();
+    const wss = new WebSocketServer({ server, maxPayload: 64 * 1024, handleProtocols: () => 'convene' });
+    const rooms = new Map<string, Set<WebSocket>>();
+    let peer: WebSocket | undefined;
+    const local = (room: string, out: string) => {
+      for (const client of rooms.get(room) ?? []) if (client.readyState === WebSocket.OPEN) client.send(out);
+    };
+    wss.on('connection', (ws, req) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.searchParams.has('peer')) {
+        ws.on('message', (raw) => {
+          const text = raw.toString();
+          const nl = text.indexOf('\n');
+          local(text.slice(0, nl), text.slice(nl + 1));
+        });
+        return;
+      }
+      const room = url.searchParams.get('room') ?? '';
+      let members = rooms.get(room);
+      if (!members) rooms.set(room, (members = new Set()));
+      members.add(ws);
+      ws.on('close', () => members.delete(ws));
+      const id = randomUUID();
+      ws.send(JSON.stringify({ event: 'room.snapshot', data: { participants: [], raised_hands: [], recording: null } }));
+      ws.on('message', (raw) => {
+        const message = JSON.parse(raw.toString()) as { event: string; data: { text: string } };
+        if (message.event !== 'chat.send') return;
+        const out = JSON.stringify({ event: 'chat.message', data: { id: randomUUID(), sender_id: id, text: message.data.text, timestamp: new Date().toISOString() } });
+        local(room, out);
+        peer?.send(`${room}\n${out}`);
+      });
+    });
+    return { server, wss, connect: (url: string) => new Promise<void>((r) => (peer = new WebSocket(`${url}?peer=1`, ['convene'])).once('open', () => r())) };
+  };
+  const a = make();
+  const b = make();
+  const listen = (s: Server) => new Promise<string>((r) => s.listen(0, '127.0.0.1', () => r(`ws://127.0.0.1:${(s.address() as AddressInfo).port}/`)));
+  const urls: [string, string] = [await listen(a.server), await listen(b.server)];
+  await a.connect(urls[1]);
+  await b.connect(urls[0]);
+  return {
+    urls,
+    close: async () => {
+      for (const x of [a, b]) {
+        for (const c of x.wss.clients) c.terminate();
+        x.wss.close();
+        await new Promise<void>((r) => x.server.close(() => r()));
+      }
+    },
+  };
+}
+
+/** Raises the soft open-file limit to the hard one by running this script again under `ulimit -n` (a shell builtin). */
+async function withFileLimit(): Promise<boolean> {
+  if (process.env.CONVENE_BENCH_ULIMIT) return false;
+  const { spawn } = await import('node:child_process');
+  const argv = [process.execPath, ...process.execArgv, new URL(import.meta.url).pathname, ...process.argv.slice(2)];
+  const child = spawn('/bin/sh', ['-c', 'ulimit -n "$(ulimit -Hn)" && exec "$@"', 'sh', ...argv], {
+    stdio: 'inherit',
+    env: { ...process.env, CONVENE_BENCH_ULIMIT: '1' },
+  });
+  process.exitCode = await new Promise<number>((r) => child.on('exit', (code) => r(code ?? 1)));
+  return true;
+}
+
+
 async function main(): Promise<void> {
+  if (await withFileLimit()) return;
   const clients = Number(args.clients);
   const idle = Number(args.idle);
+  const fanout = Number(args.fanout);
   if (!globalThis.gc) console.warn('run with node --expose-gc for steadier memory figures');
+  const { execSync } = await import('node:child_process');
+  console.log(`open-file limit: ${execSync('ulimit -n', { shell: '/bin/sh' }).toString().trim()}`);
 
   // Imported here so the client child never loads the app.
   const { loadConfig } = await import('../src/config.ts');
@@ -256,23 +360,39 @@ async function main(): Promise<void> {
   }
   const adminKey = 'bench-admin-key-0123456789';
   const config = loadConfig({ NODE_ENV: 'development', ADMIN_API_KEY: adminKey, LOG_LEVEL: 'error', TEMPORAL_ADDRESS: '127.0.0.1:1' });
-  const services = await createServices(config, createLogger('error'), databaseUrl);
-  const server: Server = createServer(createApp(services));
   // The empty-room timer is off the broadcast path; leave Temporal out of the measurement.
   const timer = { presenceChanged: async () => {}, roomClosed: async () => {}, close: async () => {} };
-  const gateway = attachGateway(
-    server,
-    { orm: services.orm, tokens: services.tokens, tenants: services.tenants, wsOriginPatterns: [], bus: services.roomBus, timer, logger: services.logger },
-    // One sender writing as fast as it can is the point of the burst: lift the per-socket flood limit.
-    { flood: { perSecond: 1e6, burst: 1e6 } },
-  );
-  await services.roomBus.listen();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const conveneUrl = `ws://${base}/api/v1/ws`;
+  /** One API instance: its own services (ORM, pools, LISTEN connection), HTTP server and gateway. */
+  async function instance() {
+    const services = await createServices(config, createLogger('error'), databaseUrl!);
+    const server: Server = createServer(createApp(services));
+    const gateway = attachGateway(
+      server,
+      { orm: services.orm, tokens: services.tokens, tenants: services.tenants, wsOriginPatterns: [], bus: services.roomBus, timer, logger: services.logger },
+      // One sender writing as fast as it can is the point of the burst: lift the per-socket flood limit.
+      { flood: { perSecond: 1e6, burst: 1e6 } },
+    );
+    await services.roomBus.listen();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    /** Every departure is a transaction: wait for them before anything else is measured. */
+    const drained = async () => {
+      for (let i = 0; i < 600 && gateway.hub.size > 0; i++) await sleep(100);
+      await sleep(2000);
+    };
+    const close = async () => {
+      await gateway.close();
+      await new Promise<void>((r) => server.close(() => r()));
+      await services.close();
+    };
+    return { services, gateway, base, url: `ws://${base}/api/v1/ws`, drained, close };
+  }
+  const a = await instance();
+  const instances = [a];
+  const { services } = a;
 
   // A tenant through the API; rooms and participants straight into the tables (the REST limits are not under test).
-  const tenantRes = await fetch(`http://${base}/api/v1/tenants`, {
+  const tenantRes = await fetch(`http://${a.base}/api/v1/tenants`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'X-Admin-Key': adminKey },
     body: JSON.stringify({ name: 'bench' }),
@@ -297,49 +417,85 @@ async function main(): Promise<void> {
     }
     return tokens;
   }
+  /** Rooms of 100; member j of every room connects to urls[j % urls.length] with `?room=` (read by bare servers only). */
+  async function roomsOf(total: number, urls: (k: number) => string[], bare: boolean): Promise<Target[]> {
+    const targets: Target[] = [];
+    for (let k = 0; k * 100 < total; k++) {
+      const size = Math.min(100, total - k * 100);
+      const tokens = bare ? new Array<null>(size).fill(null) : await roomWith(size);
+      const u = urls(k);
+      tokens.forEach((token, j) => targets.push({ url: bare ? `${u[j % u.length]}?room=${k}` : u[j % u.length], token, room: k }));
+    }
+    return targets;
+  }
 
   const bare = await startBareServer();
   const child = fork(new URL(import.meta.url).pathname, ['--role', 'clients'], { stdio: 'inherit' });
   const job = { messages: Number(args.messages), rate: Number(args.rate), burst: Number(args.burst) };
+  const ratio = (x: number, y: number) => (x / y).toFixed(2);
   try {
-    console.log(`broadcast: 1 room, ${clients} clients, ${job.messages} messages at ${job.rate}/s, then a burst of ${job.burst}`);
-    const conveneTokens = await roomWith(clients);
-    // Bare first; then Convene, whose 1,000 departures (each announced to those still there) must settle before
-    // anything else is measured.
-    const bareResult = await ask<BroadcastResult>(child, { kind: 'broadcast', url: bare.url, tokens: new Array(clients).fill(null), ...job });
-    await sleep(2000);
-    const conveneResult = await ask<BroadcastResult>(child, { kind: 'broadcast', url: conveneUrl, tokens: conveneTokens, ...job });
-    for (let i = 0; i < 600 && gateway.hub.size > 0; i++) await sleep(100);
-    await sleep(2000);
-    const rows = [
-      ['', 'Convene', 'bare ws', 'Convene/bare'],
-      ['deliveries (paced)', `${conveneResult.deliveries}/${conveneResult.expected}`, `${bareResult.deliveries}/${bareResult.expected}`, ''],
-      ...(['p50', 'p99', 'max'] as const).map((k) => [`${k} latency (ms)`, conveneResult[k].toFixed(2), bareResult[k].toFixed(2), (conveneResult[k] / bareResult[k]).toFixed(1)]),
-      ['burst messages/s', conveneResult.burstMessagesPerSecond.toFixed(0), bareResult.burstMessagesPerSecond.toFixed(0), (conveneResult.burstMessagesPerSecond / bareResult.burstMessagesPerSecond).toFixed(2)],
-      ['burst deliveries/s', conveneResult.burstDeliveriesPerSecond.toFixed(0), bareResult.burstDeliveriesPerSecond.toFixed(0), (conveneResult.burstDeliveriesPerSecond / bareResult.burstDeliveriesPerSecond).toFixed(2)],
-    ];
-    for (const row of rows) console.log(row.map((c, i) => (i === 0 ? c.padEnd(22) : c.padStart(14))).join(''));
+    if (clients > 0) {
+      console.log(`broadcast: 1 room, ${clients} clients, ${job.messages} messages at ${job.rate}/s, then a burst of ${job.burst}`);
+      const conveneTokens = await roomWith(clients);
+      // Bare first; then Convene, whose 1,000 departures (each announced to those still there) must settle before
+      // anything else is measured.
+      const one = (url: string, tokens: (string | null)[]): Target[] => tokens.map((token) => ({ url, token, room: 0 }));
+      const bareResult = await ask<BroadcastResult>(child, { kind: 'broadcast', targets: one(bare.url, new Array(clients).fill(null)), senders: [0], ...job });
+      await sleep(2000);
+      const conveneResult = await ask<BroadcastResult>(child, { kind: 'broadcast', targets: one(a.url, conveneTokens), senders: [0], ...job });
+      await a.drained();
+      const rows = [
+        ['', 'Convene', 'bare ws', 'Convene/bare'],
+        ['deliveries (paced)', `${conveneResult.deliveries}/${conveneResult.expected}`, `${bareResult.deliveries}/${bareResult.expected}`, ''],
+        ...(['p50', 'p99', 'max'] as const).map((k) => [`${k} latency (ms)`, conveneResult[k].toFixed(2), bareResult[k].toFixed(2), ratio(conveneResult[k], bareResult[k])]),
+        ['burst messages/s', conveneResult.burstMessagesPerSecond.toFixed(0), bareResult.burstMessagesPerSecond.toFixed(0), ratio(conveneResult.burstMessagesPerSecond, bareResult.burstMessagesPerSecond)],
+        ['burst deliveries/s', conveneResult.burstDeliveriesPerSecond.toFixed(0), bareResult.burstDeliveriesPerSecond.toFixed(0), ratio(conveneResult.burstDeliveriesPerSecond, bareResult.burstDeliveriesPerSecond)],
+      ];
+      for (const row of rows) console.log(row.map((c, i) => (i === 0 ? c.padEnd(22) : c.padStart(14))).join(''));
+    }
 
     if (idle > 0) {
       // Idle connections spread over rooms of 100, as a real deployment would hold them.
-      const tokens: string[] = [];
-      for (let i = 0; i < idle; i += 100) tokens.push(...(await roomWith(Math.min(100, idle - i))));
-      const bareMemory = await memoryPerConnection(child, bare.url, new Array(idle).fill(null), () => sleep(2000));
-      const conveneMemory = await memoryPerConnection(child, conveneUrl, tokens, async () => {
-        // Every departure is a transaction: wait for them before anything else is measured.
-        for (let i = 0; i < 600 && gateway.hub.size > 0; i++) await sleep(100);
-        await sleep(2000);
-      });
+      const conveneTargets = await roomsOf(idle, () => [a.url], false);
+      const bareMemory = await memoryPerConnection(child, new Array(idle).fill(0).map(() => ({ url: bare.url, token: null, room: 0 })), () => sleep(2000));
+      const conveneMemory = await memoryPerConnection(child, conveneTargets, a.drained);
       console.log(`memory per idle connection at ${idle} connections (server process JS heap + buffers, after GC):`);
-      console.log(`  bare ws: ${(bareMemory.bytesPerConnection / 1024).toFixed(1)} KiB (${bareMemory.connections} open)`);
-      console.log(`  Convene: ${(conveneMemory.bytesPerConnection / 1024).toFixed(1)} KiB (${conveneMemory.connections} open), ratio ${(conveneMemory.bytesPerConnection / bareMemory.bytesPerConnection).toFixed(1)}`);
+      console.log(`  bare ws: ${(bareMemory.bytesPerConnection / 1024).toFixed(2)} KiB (${bareMemory.connections} open)`);
+      console.log(`  Convene: ${(conveneMemory.bytesPerConnection / 1024).toFixed(2)} KiB (${conveneMemory.connections} open), ratio ${ratio(conveneMemory.bytesPerConnection, bareMemory.bytesPerConnection)}`);
+    }
+
+    if (fanout > 0) {
+      // Two instances, rooms of 100 with every room's members alternating between them; one sender per room, on
+      // instance A for even rooms and B for odd ones, so half of every room hears each message through the bus.
+      const b = await instance();
+      instances.push(b);
+      const pair = await startBarePair();
+      const fjob = { messages: Number(args['fanout-messages']), rate: Number(args['fanout-rate']), burst: 0 };
+      const senders = (targets: Target[]) => {
+        const first = new Map<number, number>();
+        targets.forEach((t, i) => {
+          if (!first.has(t.room)) first.set(t.room, i + (t.room % 2)); // member 0 is on A, member 1 on B
+        });
+        return [...first.values()];
+      };
+      console.log(`fan-out: ${fanout} clients in rooms of 100 over two instances, ${fjob.messages} messages at ${fjob.rate}/s (one sender per room, in turn)`);
+      const bareTargets = await roomsOf(fanout, () => pair.urls, true);
+      const conveneTargets = await roomsOf(fanout, () => [a.url, b.url], false);
+      const bareResult = await ask<BroadcastResult>(child, { kind: 'broadcast', targets: bareTargets, senders: senders(bareTargets), ...fjob });
+      await sleep(2000);
+      const conveneResult = await ask<BroadcastResult>(child, { kind: 'broadcast', targets: conveneTargets, senders: senders(conveneTargets), ...fjob });
+      await a.drained();
+      await b.drained();
+      await pair.close();
+      console.log(`  deliveries: Convene ${conveneResult.deliveries}/${conveneResult.expected}, bare ${bareResult.deliveries}/${bareResult.expected}`);
+      for (const k of ['p50', 'p99', 'max'] as const) {
+        console.log(`  ${k} latency (ms): Convene ${conveneResult[k].toFixed(2)}, bare ${bareResult[k].toFixed(2)}, ratio ${ratio(conveneResult[k], bareResult[k])}`);
+      }
     }
   } finally {
     child.kill();
     await bare.close();
-    await gateway.close();
-    await new Promise<void>((r) => server.close(() => r()));
-    await services.close();
+    for (const i of instances) await i.close();
     await stopPostgres();
     if (tmp) await rm(tmp, { recursive: true, force: true });
   }
@@ -347,7 +503,7 @@ async function main(): Promise<void> {
 
 if (args.role === 'server') {
   main().then(
-    () => process.exit(0),
+    () => process.exit(),
     (err) => {
       console.error(err);
       process.exit(1);

@@ -1,17 +1,17 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
 import { CloseCode } from '../../generated/asyncapi.ts';
 import { ApiError, errorBody } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { EmptyRoomTimer } from '../temporal/empty-room-timer.ts';
-import { errorMessage } from './messages.ts';
+import { Connection, ConveneSocket, SocketSweeps, type ConnectionContext } from './connection.ts';
 import type { PgRoomBus } from './pg-bus.ts';
 import * as presence from './presence.ts';
 import { RoomCommands } from './room-commands.ts';
-import { Member, RoomHub } from './room-hub.ts';
+import { RoomHub } from './room-hub.ts';
 import { authorizeUpgrade, SUBPROTOCOL, type UpgradeAuthDeps } from './upgrade-auth.ts';
 
 export const WS_PATH = '/api/v1/ws';
@@ -40,15 +40,12 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** Client messages taken from a socket's inbox at a time, and the most it may hold before it counts as flooding. */
-const MAX_BATCH = 100;
-const MAX_INBOX = 1000;
-
 const DEFAULTS = { pingIntervalMs: 30_000, maxPayload: 64 * 1024, flood: { perSecond: 10, burst: 30 } };
 
 /**
  * Attaches the room WebSocket to the API's HTTP server (DECISIONS §11). The socket layer only: upgrade, authentication
- * (upgrade-auth.ts), lifecycle, heartbeat, flood limit; what a member may do is room-commands.ts. Call bus.listen() too.
+ * (upgrade-auth.ts), lifecycle; a socket's state, heartbeat and flood limit are connection.ts; what a member may do is
+ * room-commands.ts. Call bus.listen() too.
  */
 export function attachGateway(server: Server, deps: GatewayDeps, options: GatewayOptions = {}): Gateway {
   const opts = { ...DEFAULTS, ...options };
@@ -61,6 +58,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
     return p;
   };
   const wss = new WebSocketServer({
+    WebSocket: ConveneSocket,
     noServer: true,
     maxPayload: opts.maxPayload,
     clientTracking: false,
@@ -70,20 +68,30 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
   let closing = false;
 
   const commands = new RoomCommands({ bus: deps.bus, timer: deps.timer, instanceId });
+  // What every connection shares, and one ping and one token-expiry timer for all of them (connection.ts).
+  const closed = (connection: Connection) => {
+    hub.remove(connection);
+    metrics.websocketClosed();
+  };
+  const context: ConnectionContext = { commands, logger: deps.logger, flood: opts.flood, track, closed };
+  const sweeps = new SocketSweeps(() => hub.all(), opts.pingIntervalMs);
   const unsubscribe = deps.bus.subscribe((batch) => hub.deliver(batch));
   // Missed batches cannot be replayed: make every client reconnect and start again from a fresh snapshot.
   const unsubscribeLost = deps.bus.onLost(() => hub.all().forEach((m) => m.ws.close(CloseCode.SERVER_SHUTDOWN, 'Reconnect')));
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const requestId = uuidv7();
-    socket.on('error', () => socket.destroy());
+    socket.on('error', destroy);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== WS_PATH) return refuse(socket, new ApiError('NOT_FOUND', 'Route not found'), requestId);
     if (closing) return refuse(socket, new ApiError('SERVICE_UNAVAILABLE', 'Shutting down'), requestId);
     authorizeUpgrade(deps, req, url).then(
       (identity) => {
         if (socket.destroyed) return;
-        wss.handleUpgrade(req, socket, head, (ws) => open(ws, new Member(ws, { ...identity, connectionId: uuidv7() })));
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          socket.off('error', destroy); // the socket's errors are ws's to handle now
+          open(new Connection(ws, { ...identity, connectionId: uuidv7() }, context));
+        });
       },
       (err: unknown) => {
         if (err instanceof ApiError) deps.logger.info({ request_id: requestId, code: err.code, origin: req.headers.origin }, 'WebSocket upgrade refused');
@@ -94,68 +102,11 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
   };
   server.on('upgrade', onUpgrade);
 
-  function open(ws: WebSocket, member: Member): void {
-    const { id } = member;
-    hub.add(member);
+  function open(connection: Connection): void {
+    hub.add(connection);
     metrics.websocketOpened();
-    let alive = true;
-    ws.on('pong', () => (alive = true));
-    const pinger = setInterval(() => {
-      if (!alive) return void ws.terminate();
-      alive = false;
-      ws.ping();
-    }, opts.pingIntervalMs);
-    pinger.unref();
-    // A token is valid only until its exp, also on an open socket (issue 10): close with 4005 then. setTimeout
-    // cannot wait longer than ~24.8 days; access tokens live at most a day (PARTICIPANT_TOKEN_TTL_SECONDS).
-    const expiry = setTimeout(() => ws.close(CloseCode.TOKEN_EXPIRED, 'Access token expired'), Math.max(0, id.expiresAt - Date.now()));
-    expiry.unref();
-
-    const ready = track(
-      commands
-        .join(id)
-        .then((joined) => (joined.ok ? member.start(joined.seq, JSON.stringify(joined.snapshot)) : ws.close(joined.code, joined.reason)))
-        .catch((err) => {
-          deps.logger.error({ err, roomId: id.roomId }, 'joining the room failed');
-          ws.close(CloseCode.INTERNAL_ERROR, 'Internal error');
-        }),
-    );
-    // One client's messages are handled in the order it sent them, after its snapshot. The inbox is bounded by the
-    // flood limit; the cap is a second fence for generous limits.
-    const inbox: (string | null)[] = [];
-    let draining = false;
-    const drain = async () => {
-      await ready;
-      while (inbox.length > 0) {
-        const texts = inbox.splice(0, MAX_BATCH);
-        await commands.handle(id, texts, (message) => member.send(JSON.stringify(message))).catch((err) => {
-          deps.logger.error({ err, roomId: id.roomId }, 'WebSocket message failed');
-          member.send(JSON.stringify(errorMessage({ code: 'INTERNAL_ERROR', message: 'The message could not be processed' })));
-        });
-      }
-      draining = false; // no await between the empty check and here: a message arriving now starts a new drain
-    };
-    const bucket = { tokens: opts.flood.burst, at: Date.now() };
-    ws.on('message', (raw: RawData, isBinary: boolean) => {
-      const now = Date.now();
-      bucket.tokens = Math.min(opts.flood.burst, bucket.tokens + ((now - bucket.at) / 1000) * opts.flood.perSecond);
-      bucket.at = now;
-      if (bucket.tokens < 1 || inbox.length >= MAX_INBOX) return void ws.close(CloseCode.POLICY_VIOLATION, 'Too many messages');
-      bucket.tokens -= 1;
-      inbox.push(isBinary ? null : raw.toString());
-      if (!draining) {
-        draining = true;
-        void drain();
-      }
-    });
-    ws.on('error', () => ws.terminate());
-    ws.on('close', () => {
-      clearInterval(pinger);
-      clearTimeout(expiry);
-      hub.remove(member);
-      metrics.websocketClosed();
-      void track(ready.then(() => commands.leave(id)).catch((err) => deps.logger.error({ err, roomId: id.roomId }, 'recording a departure failed')));
-    });
+    sweeps.added(connection);
+    connection.join();
   }
 
   // Keeps this instance's sockets counted as present, and cleans up after instances that died.
@@ -171,6 +122,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
     async close() {
       closing = true;
       clearInterval(keepAlive);
+      sweeps.stop();
       server.off('upgrade', onUpgrade);
       for (const member of hub.all()) member.ws.close(CloseCode.SERVER_SHUTDOWN, 'Server shutting down');
       // Sockets that do not complete the closing handshake in time are cut.
@@ -182,6 +134,10 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
       wss.close();
     },
   };
+}
+
+function destroy(this: Duplex): void {
+  this.destroy();
 }
 
 /** Refuses an upgrade with a plain HTTP response carrying the JSON error envelope (never a WebSocket close). */

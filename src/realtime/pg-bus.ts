@@ -46,7 +46,25 @@ export interface PgRoomBusOptions {
   poolSize?: number;
 }
 
-export class PgRoomBus {
+/**
+ * The room bus as a port (docs/scaling.md): what the gateway, the room commands and the services need from
+ * cross-instance fan-out. PgRoomBus is the one adapter today; a broker adapter (NATS, Redis Streams) implements the same
+ * members. Its contract: `append`/`appendIn` give a room's batches consecutive numbers under the room's turn, taken in
+ * the producer's transaction, and publish them only once that transaction commits (with a broker: an outbox row in the
+ * same transaction, relayed in `seq` order); `subscribe` delivers every room's batches in that order to every
+ * instance; `onLost` fires when batches may have been missed (the gateway then makes its clients resynchronise).
+ */
+export interface RoomBus {
+  append<T>(roomId: string, produce: Produce<T>): Promise<{ seq: number; result: T }>;
+  appendIn<T>(sql: Sql, roomId: string, produce: Produce<T>): Promise<{ seq: number; result: T }>;
+  forget(roomId: string, sql?: Sql): Promise<void>;
+  subscribe(listener: (batch: RoomBatch) => void): () => void;
+  onLost(listener: () => void): () => void;
+  listen(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class PgRoomBus implements RoomBus {
   readonly pool: pg.Pool;
   private readonly logger: Logger;
   private readonly databaseUrl: string;

@@ -17,9 +17,13 @@ interface Prepared {
 export class Member {
   readonly ws: WebSocket;
   readonly id: SocketIdentity & { connectionId: string };
+  /** Answered the last ping (the gateway's sweep pings every socket), and the sweep's tick it is pinged at. */
+  alive = true;
+  pingSlot = 0;
   /** The batch number the snapshot reflects; undefined until the snapshot is sent (batches wait meanwhile). */
   private snapshotSeq: number | undefined;
-  private waiting: Prepared[] = [];
+  /** Batches that arrived before the snapshot was sent; allocated only then. */
+  private waiting: Prepared[] | undefined;
 
   constructor(ws: WebSocket, id: SocketIdentity & { connectionId: string }) {
     this.ws = ws;
@@ -30,13 +34,13 @@ export class Member {
   start(seq: number, snapshot: string): void {
     this.send(snapshot);
     this.snapshotSeq = seq;
-    const waiting = this.waiting;
-    this.waiting = [];
+    const waiting = this.waiting ?? [];
+    this.waiting = undefined;
     for (const batch of waiting) this.apply(batch);
   }
 
   receive(batch: Prepared): void {
-    if (this.snapshotSeq === undefined) this.waiting.push(batch);
+    if (this.snapshotSeq === undefined) (this.waiting ??= []).push(batch);
     else this.apply(batch);
   }
 

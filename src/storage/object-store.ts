@@ -1,17 +1,21 @@
 // The object-store port (recordings' permanent storage) on @aws-sdk/client-s3: SeaweedFS in development and tests,
-// any S3-compatible store in production. Uploads stream (multipart, a bounded number of parts in memory), downloads
-// are presigned URLs, archive moves a file to the archive bucket.
+// any S3-compatible store in production. Uploads stream (multipart through a fixed set of reused part buffers),
+// downloads are presigned URLs, archive moves a file to the archive bucket.
 import {
   AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  type CompletedPart,
   CopyObjectCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   type S3Client,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config.ts';
@@ -63,9 +67,17 @@ export interface ObjectStore {
   abortIncompleteUploads(key: string): Promise<number>;
 }
 
-/** 8 MiB parts, two in flight: about 16–32 MiB of buffers per upload, for a file of any size. */
-const PART_SIZE = 8 * 1024 * 1024;
-const QUEUE_SIZE = 2;
+/**
+ * 5 MiB parts (S3's smallest; 10,000 parts make 48.8 GiB, above MAX_RECORDING_BYTES), two in flight while a third
+ * fills: the upload's buffers are these three, allocated once per upload (on demand: a small file touches only what it
+ * fills) and reused for every part. So an upload holds at most 3 × 5 = 15 MiB whatever the file's size (issue 13).
+ * What else the process holds while the bytes flow is the source's chunks on their way through (a download's socket
+ * reads, and fetch's copy of each): garbage that V8 reclaims once about 64 MiB of such external memory has
+ * accumulated. `@aws-sdk/lib-storage`'s Upload, used before, also built every 8 MiB part anew with `Buffer.concat`.
+ */
+export const PART_SIZE = 5 * 1024 * 1024;
+export const PARTS_IN_FLIGHT = 2;
+const PART_BUFFERS = PARTS_IN_FLIGHT + 1;
 
 export class S3ObjectStore implements ObjectStore {
   readonly provider = 's3';
@@ -80,27 +92,104 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async upload(input: UploadInput): Promise<ObjectLocation & { sizeBytes: number }> {
-    let sizeBytes = 0;
-    // Counted on the way in, so the size is what was actually sent, whatever the source claimed.
-    input.body.on('data', (chunk: Buffer) => {
-      sizeBytes += chunk.length;
-    });
-    const upload = new Upload({
-      client: this.#s3,
-      params: { Bucket: this.bucket, Key: input.key, Body: input.body, ContentType: input.contentType },
-      partSize: PART_SIZE,
-      queueSize: QUEUE_SIZE,
-      leavePartsOnError: false,
-    });
-    if (input.onProgress) upload.on('httpUploadProgress', (p) => input.onProgress!(p.loaded ?? 0));
-    const onAbort = () => void upload.abort().catch(() => {});
+    const { key, body, contentType } = input;
+    const Bucket = this.bucket;
+    const s3 = this.#s3;
+    const aborter = new AbortController();
+    const abortSignal = aborter.signal;
+    let failure: unknown;
+    const fail = (err: unknown) => {
+      failure ??= err;
+      aborter.abort();
+    };
+    // Cancelled: stop the parts in flight and the source (a stalled source must not keep the upload waiting).
+    const onAbort = () => {
+      const reason = input.signal?.reason ?? new Error('upload aborted');
+      fail(reason);
+      body.destroy(reason instanceof Error ? reason : new Error(String(reason)));
+    };
     input.signal?.addEventListener('abort', onAbort, { once: true });
+
+    const spare: Buffer[] = [];
+    let allocated = 0;
+    const inFlight = new Set<Promise<void>>();
+    const parts: CompletedPart[] = [];
+    let uploadId: string | undefined;
+    let part: Buffer | undefined;
+    let filled = 0;
+    let partNumber = 0;
+    let sizeBytes = 0;
+    let sent = 0;
+
+    const nextBuffer = async (): Promise<Buffer> => {
+      while (spare.length === 0 && allocated >= PART_BUFFERS) {
+        if (failure !== undefined) throw failure;
+        await Promise.race(inFlight); // never rejects: a part's failure is recorded in `failure`
+      }
+      if (spare.length > 0) return spare.pop()!;
+      allocated += 1;
+      return Buffer.allocUnsafeSlow(PART_SIZE);
+    };
+    /** Sends the filled buffer as the next part; its buffer comes back to `spare` once S3 has it. */
+    const sendPart = async () => {
+      const buffer = part!;
+      const data = buffer.subarray(0, filled);
+      part = undefined;
+      filled = 0;
+      uploadId ??= (await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: key, ContentType: contentType }), { abortSignal })).UploadId;
+      const PartNumber = (partNumber += 1);
+      const sending: Promise<void> = s3
+        .send(new UploadPartCommand({ Bucket, Key: key, UploadId: uploadId, PartNumber, Body: data, ContentLength: data.length }), { abortSignal })
+        .then((answer) => {
+          const { ETag, ChecksumCRC32, ChecksumCRC32C, ChecksumSHA1, ChecksumSHA256 } = answer;
+          if (!ETag) throw new Error(`part ${PartNumber} of ${key} has no ETag`);
+          parts.push({ PartNumber, ETag, ChecksumCRC32, ChecksumCRC32C, ChecksumSHA1, ChecksumSHA256 });
+          sent += data.length;
+          spare.push(buffer);
+          input.onProgress?.(sent);
+        })
+        .catch(fail)
+        .finally(() => inFlight.delete(sending));
+      inFlight.add(sending);
+    };
+
     try {
-      await upload.done();
+      for await (const read of body as AsyncIterable<Uint8Array | string>) {
+        if (failure !== undefined) throw failure;
+        const chunk = typeof read === 'string' ? Buffer.from(read) : Buffer.from(read.buffer, read.byteOffset, read.byteLength);
+        // Counted on the way in, so the size is what was actually sent, whatever the source claimed.
+        sizeBytes += chunk.length;
+        for (let offset = 0; offset < chunk.length; ) {
+          part ??= await nextBuffer();
+          const copied = chunk.copy(part, filled, offset);
+          filled += copied;
+          offset += copied;
+          if (filled === PART_SIZE) await sendPart();
+        }
+      }
+      if (failure !== undefined) throw failure;
+      if (partNumber === 0) {
+        // Smaller than one part: a single PUT.
+        const data = part ? part.subarray(0, filled) : Buffer.alloc(0);
+        await s3.send(new PutObjectCommand({ Bucket, Key: key, Body: data, ContentType: contentType, ContentLength: data.length }), { abortSignal });
+        input.onProgress?.(data.length);
+      } else {
+        if (filled > 0) await sendPart();
+        await Promise.all(inFlight);
+        if (failure !== undefined) throw failure;
+        parts.sort((x, y) => x.PartNumber! - y.PartNumber!);
+        await s3.send(new CompleteMultipartUploadCommand({ Bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }), { abortSignal });
+      }
+    } catch (err) {
+      fail(err);
+      await Promise.all(inFlight);
+      // Parts are not left behind: the store would keep (and bill) them until a lifecycle rule removed them.
+      if (uploadId) await s3.send(new AbortMultipartUploadCommand({ Bucket, Key: key, UploadId: uploadId })).catch(() => {});
+      throw failure;
     } finally {
       input.signal?.removeEventListener('abort', onAbort);
     }
-    return { bucket: this.bucket, key: input.key, sizeBytes };
+    return { bucket: this.bucket, key, sizeBytes };
   }
 
   async presignGet(location: ObjectLocation, options: { expiresInSeconds?: number; fileName?: string } = {}): Promise<string> {
