@@ -3,7 +3,7 @@
 // the surviving instance, in one and the same order; the survivor keeps serving the room.
 import { createTestDatabase } from '../../harness/database.ts';
 import { connect, type TestSocket } from '../../helpers/ws-client.ts';
-import { startApiProcess, type ApiProcess } from '../hardening/api-process.ts';
+import { startApiProcess, type ApiProcess } from '../../helpers/api-process.ts';
 import pg from 'pg';
 
 const ADMIN_KEY = 'test-admin-key-api-crash-chat';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startPostgres, type PostgresServer } from '../../../scripts/stack/postgres.ts';
-import { startApiProcess, type ApiProcess } from '../hardening/api-process.ts';
+import { startApiProcess, type ApiProcess } from '../../helpers/api-process.ts';
 
 const ADMIN_KEY = 'test-admin-key-postgres-restart';
 let dir: string;
@@ -32,7 +32,8 @@ afterAll(async () => {
 });
 
 test('503 while PostgreSQL is down, recovery without restarting the API, nothing half-applied', async () => {
-  const created = await api.call('POST', '/api/v1/tenants', { 'X-Admin-Key': ADMIN_KEY }, { name: 'Load' });
+  // Room enough for the load: every step creates a room, and the default of 100 active rooms is reached in seconds.
+  const created = await api.call('POST', '/api/v1/tenants', { 'X-Admin-Key': ADMIN_KEY }, { name: 'Load', max_concurrent_rooms: 100_000 });
   const auth = { 'X-API-Key': created.body.data.api_key as string };
   const acknowledged = new Set<string>();
   const joined = new Set<string>(); // rooms whose participant was acknowledged too

@@ -3,7 +3,7 @@
 // not twice that.
 import pg from 'pg';
 import { createTestDatabase } from '../../harness/database.ts';
-import { startApiProcess, type ApiProcess } from './api-process.ts';
+import { startApiProcess, type ApiProcess } from '../../helpers/api-process.ts';
 
 const ADMIN_KEY = 'test-admin-key-rate-limit-shared';
 const LIMIT = 10;

@@ -1,73 +1,17 @@
 // Two (then three) real API processes (`node src/main.ts api`) on one database: a room's members connected to different
 // instances see each other's presence and chat in the same order, removal and shutdown close sockets on whichever
 // instance holds them, and a crashed instance's participants leave once its heartbeat is stale.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from '../../harness/database.ts';
 import { STALE_AFTER_SECONDS } from '../../../src/realtime/presence.ts';
+import { startApiProcess, type ApiProcess } from '../../helpers/api-process.ts';
 import { connect, type TestSocket } from '../../helpers/ws-client.ts';
 
 const ADMIN_KEY = 'test-admin-key-multi-instance';
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-interface Api {
-  name: string;
-  baseUrl: string;
-  wsUrl: string;
-  proc: ChildProcess;
-  output: () => string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function startApi(name: string, databaseUrl: string): Promise<Api> {
-  const port = await freePort();
-  let output = '';
-  const proc = spawn(process.execPath, ['src/main.ts', 'api'], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'test', PORT: String(port), DATABASE_URL: databaseUrl, ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (proc.exitCode !== null) throw new Error(`${name} exited: ${output}`);
-    const ok = await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false);
-    if (ok) return { name, baseUrl, wsUrl: `ws://127.0.0.1:${port}/api/v1/ws`, proc, output: () => output };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  proc.kill('SIGKILL');
-  throw new Error(`${name} did not become healthy: ${output}`);
-}
-
-function stopped(api: Api): Promise<void> {
-  const exited = api.proc.exitCode !== null || api.proc.signalCode !== null;
-  return exited ? Promise.resolve() : new Promise((resolve) => api.proc.once('exit', () => resolve()));
-}
-
-async function call(api: Api, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const res = await fetch(api.baseUrl + path, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const startApi = (name: string, databaseUrl: string) => startApiProcess(databaseUrl, { ADMIN_API_KEY: ADMIN_KEY }, name);
+const call = (api: ApiProcess, method: string, path: string, headers: Record<string, string>, body?: unknown) => api.call(method, path, headers, body);
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
-const apis: Api[] = [];
+const apis: ApiProcess[] = [];
 const sockets: TestSocket[] = [];
 
 beforeAll(async () => {
@@ -81,7 +25,7 @@ afterAll(async () => {
   for (const s of sockets) s.ws.terminate();
   for (const api of apis) {
     api.proc.kill('SIGTERM');
-    await stopped(api);
+    await api.exited();
   }
   const leaked = apis.map((api) => api.output()).join('').match(/"level":(50|60).*/g) ?? [];
   expect(leaked).toEqual([]); // no error was logged by any instance
@@ -96,13 +40,13 @@ test('chat, presence, removal, shutdown and a crash, across API instances', asyn
   const add = async (display_name: string, role = 'participant') =>
     (await call(b, 'POST', `/api/v1/rooms/${room.id}/participants`, key, { display_name, role })).body;
   const [host, x, y] = [await add('Host', 'host'), await add('X'), await add('Y')];
-  const join = async (api: Api, p: { access_token: string }) => {
+  const join = async (api: ApiProcess, p: { access_token: string }) => {
     const s = await connect(api.wsUrl, p.access_token);
     sockets.push(s);
     await s.next('room.snapshot');
     return s;
   };
-  const active = async (api: Api) =>
+  const active = async (api: ApiProcess) =>
     ((await call(api, 'GET', `/api/v1/rooms/${room.id}/participants?active=true`, key)).body.participants as { id: string }[]).map((p) => p.id).sort();
 
   // Presence crosses instances.
@@ -140,7 +84,7 @@ test('chat, presence, removal, shutdown and a crash, across API instances', asyn
   // B shuts down: its sockets close with 1001 and their participants leave for the members on A.
   b.proc.kill('SIGTERM');
   expect((await sx.closed).code).toBe(1001);
-  await stopped(b);
+  await b.exited();
   expect(await h.next('participant.left')).toEqual({ event: 'participant.left', data: { id: x.participant.id } });
   expect(await active(a)).toEqual([host.participant.id]);
 
@@ -150,7 +94,7 @@ test('chat, presence, removal, shutdown and a crash, across API instances', asyn
   await join(c, x);
   expect((await h.next('participant.joined')).data.id).toBe(x.participant.id);
   c.proc.kill('SIGKILL');
-  await stopped(c);
+  await c.exited();
   expect(await h.next('participant.left', (STALE_AFTER_SECONDS + 25) * 1000)).toEqual({ event: 'participant.left', data: { id: x.participant.id } });
   expect(await active(a)).toEqual([host.participant.id]);
 }, 150_000);

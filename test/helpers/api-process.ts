@@ -1,31 +1,24 @@
-// Real API processes (`node src/main.ts api`) for the hardening and fault tests, as test/integration/realtime/
-// multi-instance.test.ts spawns them: each on a free port, against a database URL the test chooses.
+// Real API processes (`node src/main.ts api`) for the multi-instance, hardening and fault tests: each on a free port,
+// against a database URL the test chooses, resolved once /healthz answers.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface ApiProcess {
   baseUrl: string;
+  wsUrl: string;
   proc: ChildProcess;
   output(): string;
   call(method: string, path: string, headers?: Record<string, string>, body?: unknown): Promise<{ status: number; headers: Headers; body: any }>;
+  /** Resolves once the process has exited (however it was stopped). */
+  exited(): Promise<void>;
+  /** SIGTERM (a graceful shutdown), then waits for the exit. */
   stop(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-export async function startApiProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<ApiProcess> {
+export async function startApiProcess(databaseUrl: string, env: Record<string, string> = {}, name = 'API process'): Promise<ApiProcess> {
   const port = await freePort();
   let output = '';
   const proc = spawn(process.execPath, ['src/main.ts', 'api'], {
@@ -36,8 +29,11 @@ export async function startApiProcess(databaseUrl: string, env: Record<string, s
   proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;
+  const exited = (): Promise<void> =>
+    proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve() : new Promise((resolve) => proc.once('exit', () => resolve()));
   const api: ApiProcess = {
     baseUrl,
+    wsUrl: `ws://127.0.0.1:${port}/api/v1/ws`,
     proc,
     output: () => output,
     async call(method, path, headers = {}, body) {
@@ -49,18 +45,17 @@ export async function startApiProcess(databaseUrl: string, env: Record<string, s
       const text = await res.text();
       return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
     },
+    exited,
     async stop() {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      const exited = new Promise((resolve) => proc.once('exit', resolve));
-      proc.kill('SIGTERM');
-      await exited;
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await exited();
     },
   };
   for (let i = 0; i < 300; i++) {
-    if (proc.exitCode !== null) throw new Error(`API process exited: ${output}`);
+    if (proc.exitCode !== null) throw new Error(`${name} exited: ${output}`);
     if (await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false)) return api;
     await new Promise((r) => setTimeout(r, 100));
   }
   proc.kill('SIGKILL');
-  throw new Error(`API process did not become healthy: ${output}`);
+  throw new Error(`${name} did not become healthy: ${output}`);
 }
