@@ -361,7 +361,7 @@ async function main(): Promise<void> {
   const adminKey = 'bench-admin-key-0123456789';
   const config = loadConfig({ NODE_ENV: 'development', ADMIN_API_KEY: adminKey, LOG_LEVEL: 'error', TEMPORAL_ADDRESS: '127.0.0.1:1' });
   // The empty-room timer is off the broadcast path; leave Temporal out of the measurement.
-  const timer = { presenceChanged: async () => {}, roomClosed: async () => {}, close: async () => {} };
+  const timer = { presenceChanged: async () => {}, ensureRunning: async () => {}, roomClosed: async () => {}, close: async () => {} };
   /** One API instance: its own services (ORM, pools, LISTEN connection), HTTP server and gateway. */
   async function instance() {
     const services = await createServices(config, createLogger('error'), databaseUrl!);

@@ -9,13 +9,3 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 export async function lockRow(tx: EntityManager, table: 'tenants' | 'rooms', id: string): Promise<void> {
   await tx.execute(`select 1 from "${table}" where id = ? for no key update`, [id]);
 }
-
-/**
- * lockRow and the re-read in one statement: locks the row and returns it as it is now (PostgreSQL reads a row it locks
- * at its latest committed version), or undefined when there is none. One round trip fewer while the lock is held, which
- * is what concurrent writers of the same parent wait on.
- */
-export async function lockAndReadRow(tx: EntityManager, table: 'tenants' | 'rooms', id: string): Promise<Record<string, unknown> | undefined> {
-  const rows: Array<Record<string, unknown>> = await tx.execute(`select * from "${table}" where id = ? for no key update`, [id]);
-  return rows[0];
-}

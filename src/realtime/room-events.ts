@@ -39,8 +39,8 @@ export class RealtimeEventPublisher extends LocalEventBus {
         return;
       case 'participant.added':
         // Announced as participant.joined when its socket opens. Also starts the room's timer if nothing has yet
-        // (it normally has, from room.created): seq 0 never overrides a real change.
-        void this.timer.presenceChanged(event.tenantId, event.roomId, false, 0);
+        // (it normally has, from room.created, unless Temporal was unreachable then).
+        void this.timer.ensureRunning(event.tenantId, event.roomId);
         return;
       case 'recording.started':
       case 'recording.stopped': {

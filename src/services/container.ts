@@ -5,6 +5,7 @@ import { loadSigningKeys } from '../db/signing-keys.ts';
 import type { Logger } from '../logger.ts';
 import { AuthService } from '../modules/auth/auth.service.ts';
 import { DeliveryService } from '../modules/deliveries/delivery.service.ts';
+import { ParticipantWriter } from '../modules/participants/participant-insert.ts';
 import { ParticipantService } from '../modules/participants/participant.service.ts';
 import { RecordingService } from '../modules/recordings/recording.service.ts';
 import { RoomService } from '../modules/rooms/room.service.ts';
@@ -115,7 +116,9 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
   const tokens = new TokenService({ keys, issuer: config.tokens.issuer, audience: config.tokens.audience });
   const auth = new AuthService(tokens, config.tokens);
   const recordings = new RecordingService({ provider, store, orchestrator, events, tenants, logger });
+  const writer = new ParticipantWriter({ databaseUrl, logger });
   const participants = new ParticipantService({
+    writer,
     tenants,
     rooms,
     auth,
@@ -135,5 +138,18 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     starter: new TemporalDeliveryStarter(temporal.client, config.temporal.taskQueue, config.webhookRetryDelays),
     logger,
   });
-  return { ...core, tokens, auth, participants, recordings, transcripts, deliveries, readiness: readinessChecks({ config, orm, s3 }) };
+  return {
+    ...core,
+    tokens,
+    auth,
+    participants,
+    recordings,
+    transcripts,
+    deliveries,
+    readiness: readinessChecks({ config, orm, s3 }),
+    async close() {
+      await writer.close();
+      await core.close();
+    },
+  };
 }

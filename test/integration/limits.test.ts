@@ -1,3 +1,5 @@
+import { v7 as uuidv7 } from 'uuid';
+import { ParticipantWriter } from '../../src/modules/participants/participant-insert.ts';
 import { createRoom, createTenant } from '../helpers/fixtures.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -49,4 +51,25 @@ test('early join under a race creates exactly one room', async () => {
   expect(results.every((r) => r.status === 201)).toBe(true);
   expect(new Set(results.map((r) => r.body.room.id)).size).toBe(1);
   expect(results.filter((r) => r.body.room_created)).toHaveLength(1);
+});
+
+// The HTTP races above arrive one by one through one process; this one puts the adds on the database side by side
+// (a writer with more connections than the room has seats), where only the room's lock keeps the count exact.
+test('the participant writer admits exactly max_participants when its inserts run in parallel', async () => {
+  const tenant = await createTenant(t);
+  const writer = new ParticipantWriter({ databaseUrl: t.databaseUrl, logger: t.services.logger, poolSize: 16 });
+  try {
+    for (let round = 0; round < 5; round++) {
+      const room = await createRoom(t, tenant, { config: { max_participants: 3 } });
+      const inserted = await Promise.all(
+        Array.from({ length: 32 }, (_, i) =>
+          writer.insert({ id: uuidv7(), tenantId: tenant.id, roomId: room.id, displayName: `p${i}`, externalUserId: null, role: 'participant', joinedAt: new Date() }),
+        ),
+      );
+      expect(inserted.filter(Boolean)).toHaveLength(3);
+      expect((await t.request.get(`/api/v1/rooms/${room.id}`).set(tenant.auth)).body.participant_count).toBe(3);
+    }
+  } finally {
+    await writer.close();
+  }
 });

@@ -1,18 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7, validate as isUuid } from 'uuid';
-import { lockAndReadRow, lockRow } from '../../db/locks.ts';
+import { lockRow } from '../../db/locks.ts';
 import type { DomainEvent, DomainEventPublisher } from '../../events/domain-events.ts';
 import type { AfterCommit, RoomSessions } from '../../events/room-sessions.ts';
 import { ApiError, forbidden, notFound } from '../../domain/errors.ts';
 import type { ParticipantRole, Principal } from '../../domain/principal.ts';
 import type { AuthService, ParticipantTokenSet } from '../auth/auth.service.ts';
-import { RoomSchema, type Room } from '../rooms/room.entity.ts';
+import type { Room } from '../rooms/room.entity.ts';
 import { findRoom, findRoomOrNull, roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
-import { limitExceeded, roomEnded, type RoomService } from '../rooms/room.service.ts';
+import type { RoomService } from '../rooms/room.service.ts';
 import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
 import type { TenantConfig } from '../tenants/tenant-config.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
 import { ParticipantSchema, type Participant } from './participant.entity.ts';
+import { insertParticipantLocked, refusal, type NewParticipant, type ParticipantRow, type ParticipantWriter } from './participant-insert.ts';
 
 export interface ParticipantInput {
   display_name: string;
@@ -27,6 +28,8 @@ export interface ParticipantServiceDeps {
   events: DomainEventPublisher;
   /** A removed or replaced participant's presence cleared and its sockets closed, in the removing transaction. */
   sessions: RoomSessions;
+  /** The pipelined insert of the common case (participant-insert.ts). */
+  writer: ParticipantWriter;
   /** Participants with an open WebSocket (the real-time layer); without it nobody is present. */
   presentIn?: (em: EntityManager, roomId: string) => Promise<Set<string>>;
   /** Whether the room is being recorded now (the recordings module); without it, never. */
@@ -53,66 +56,75 @@ export class ParticipantService {
 
   async add(em: EntityManager, principal: Principal, roomRef: string, input: ParticipantInput, options: { earlyJoin: boolean } = { earlyJoin: true }): Promise<Added> {
     const tenantId = tenantOf(principal);
-    const events: DomainEvent[] = [];
-    const afterCommit: AfterCommit[] = [];
-    const { participant, room, roomCreated, tenant, config } = await em.transactional(async (tx) => {
-      const tenant = await tx.findOneOrFail(TenantSchema, { id: tenantId });
-      const config = this.deps.tenants.effectiveConfig(tenant);
-      let room = await findRoomOrNull(tx, tenantId, roomRef);
-      let roomCreated = false;
-      if (!room) {
-        // Early join: adding to a room that does not exist creates it (by name only: a UUID names no new room).
-        if (!options.earlyJoin || !config.allow_early_join || isUuid(roomRef)) throw notFound('Room');
-        // Look again under the tenant lock: a concurrent early join may have just created it.
-        await lockRow(tx, 'tenants', tenantId);
-        room = await findRoomOrNull(tx, tenantId, roomRef);
-        if (!room) {
-          room = await this.deps.rooms.createLocked(tx, tenantId, { name: roomRef });
-          roomCreated = true;
-        }
-      }
-      // The room row lock makes the participant count exact under concurrent adds.
-      // Locked and read in one statement; map() refreshes the entity from that row.
-      const row = await lockAndReadRow(tx, 'rooms', room.id);
-      if (!row) throw notFound('Room');
-      const locked = tx.map(RoomSchema, row);
-      if (locked.status === 'ended') throw roomEnded();
-
-      // Counted, not loaded: only the participants with the same external id (the duplicate policy) become entities.
-      const count = await tx.count(ParticipantSchema, { room: locked.id, removedAt: null });
-      const same = input.external_user_id === undefined ? [] : await tx.find(ParticipantSchema, { room: locked.id, removedAt: null, externalUserId: input.external_user_id });
-      const replaced = this.applyDuplicatePolicy(same, input.external_user_id, config.duplicate_participant_policy);
-      for (const old of replaced) {
-        old.removedAt = new Date();
-        events.push({ type: 'participant.removed', tenantId, roomId: locked.id, participantId: old.id, reason: 'replaced' });
-      }
-      const remaining = count - replaced.length;
-      if (remaining >= locked.maxParticipants) {
-        const limit = locked.maxParticipants < tenant.maxParticipantsPerRoom ? 'max_participants' : 'max_participants_per_room';
-        throw limitExceeded(limit, locked.maxParticipants);
-      }
-      const participant = tx.create(ParticipantSchema, {
-        id: uuidv7(),
-        tenant,
-        room: locked,
-        displayName: input.display_name,
-        externalUserId: input.external_user_id ?? null,
-        role: input.role ?? 'participant',
-      });
-      await tx.flush();
-      for (const old of replaced) {
-        await this.deps.auth.revokeParticipant(tx, old.id);
-        afterCommit.push(await this.deps.sessions.participantRemoved(tx, { roomId: locked.id, participantId: old.id, reason: 'replaced' }));
-      }
-      return { participant, room: locked, roomCreated, tenant, config };
+    // Read before any lock or transaction: the insert re-checks the room's status and limit under the room's lock.
+    const tenant = await em.findOneOrFail(TenantSchema, { id: tenantId });
+    const config = this.deps.tenants.effectiveConfig(tenant);
+    const found = await findRoomOrNull(em, tenantId, roomRef);
+    const fresh = (roomId: string): NewParticipant => ({
+      id: uuidv7(),
+      tenantId,
+      roomId,
+      displayName: input.display_name,
+      externalUserId: input.external_user_id ?? null,
+      role: input.role ?? 'participant',
+      joinedAt: new Date(),
     });
-    for (const then of afterCommit) then();
 
+    const events: DomainEvent[] = [];
+    let added: { row: ParticipantRow; room: Room; roomCreated: boolean };
+    if (found && !this.mayReplace(input, config)) {
+      // The common case, nothing to replace: the insert alone (participant-insert.ts) in a transaction of its own.
+      const row = await this.deps.writer.insert(fresh(found.id));
+      if (!row) throw await refusal(em, tenant, found.id);
+      added = { row, room: found, roomCreated: false };
+    } else {
+      const afterCommit: AfterCommit[] = [];
+      added = await em.transactional(async (tx) => {
+        let room = found;
+        let roomCreated = false;
+        if (!room) {
+          // Early join: adding to a room that does not exist creates it (by name only: a UUID names no new room).
+          if (!options.earlyJoin || !config.allow_early_join || isUuid(roomRef)) throw notFound('Room');
+          // Look again under the tenant lock: a concurrent early join may have just created it.
+          await lockRow(tx, 'tenants', tenantId);
+          room = await findRoomOrNull(tx, tenantId, roomRef);
+          if (!room) {
+            room = await this.deps.rooms.createLocked(tx, tenantId, { name: roomRef });
+            roomCreated = true;
+          }
+        }
+        await lockRow(tx, 'rooms', room.id);
+        // The duplicate policy: only the participants with the same external id become entities.
+        const same = input.external_user_id === undefined ? [] : await tx.find(ParticipantSchema, { room: room.id, removedAt: null, externalUserId: input.external_user_id });
+        const replaced = this.applyDuplicatePolicy(same, input.external_user_id, config.duplicate_participant_policy);
+        for (const old of replaced) {
+          old.removedAt = new Date();
+          events.push({ type: 'participant.removed', tenantId, roomId: room.id, participantId: old.id, reason: 'replaced' });
+        }
+        await tx.flush(); // the replaced ones no longer count against the limit
+        const row = await insertParticipantLocked(tx, fresh(room.id));
+        if (!row) throw await refusal(tx, tenant, room.id);
+        for (const old of replaced) {
+          await this.deps.auth.revokeParticipant(tx, old.id);
+          afterCommit.push(await this.deps.sessions.participantRemoved(tx, { roomId: room.id, participantId: old.id, reason: 'replaced' }));
+        }
+        return { row, room, roomCreated };
+      });
+      for (const then of afterCommit) then();
+    }
+
+    const { room, roomCreated } = added;
+    const participant = em.map(ParticipantSchema, added.row);
     if (roomCreated) events.unshift({ type: 'room.created', tenantId, roomId: room.id });
     events.push({ type: 'participant.added', tenantId, roomId: room.id, participant: { id: participant.id, display_name: participant.displayName, role: participant.role } });
     for (const event of events) await this.deps.events.publish(event);
     const tokens = await this.deps.auth.issueParticipantTokens(em, tenant, participant);
     return { participant, room, roomCreated, tenant, config, tokens, shouldStartRecording: await this.shouldStartRecording(em, config, room) };
+  }
+
+  /** Whether adding this participant may replace others (the duplicate policy needs the room's lock and a transaction). */
+  private mayReplace(input: ParticipantInput, config: TenantConfig): boolean {
+    return input.external_user_id !== undefined && config.duplicate_participant_policy !== 'allow';
   }
 
   /** DECISIONS §6: recording enabled for the room, the tenant wants it started, and nothing is recording yet. */
