@@ -33,13 +33,42 @@ export function tenantRateLimit(perMinute: number, orm: Orm): RequestHandler {
   });
 }
 
+/** What one instance holds of a key's current window: hits claimed in the database and not yet served here. */
+interface Claimed {
+  /** Local clock: when the database's window ends. */
+  endsAt: number;
+  /** The window's total in the database just before our last claim. */
+  base: number;
+  /** Of our last claim, how many fall within the limit. */
+  granted: number;
+  /** How many of those are still to serve. */
+  left: number;
+}
+
+/** Claims grow with the room left under the limit (1/16 of it) up to this; at 16 or fewer left, one hit at a time. */
+const MAX_CLAIM = 100;
+const CLAIM_SHARE = 16;
+/** Keys (tenants) remembered; the oldest is forgotten first, which only costs a claim. */
+const MAX_KEYS = 10_000;
+
 /**
  * express-rate-limit's Store on the `rate_limit_windows` table: a fixed window per key, its start taken from the
- * database's clock (every instance agrees on the window whatever its own clock says), counted by one atomic upsert.
+ * database's clock (every instance agrees on the window whatever its own clock says).
+ *
+ * Hits are claimed in the database in blocks and served from memory: one upsert per block, not per request. (One
+ * upsert per request made every request of a tenant wait its turn on the same row; that row was the API's busiest
+ * lock.) A block is a sixteenth of what is left under the limit, at most MAX_CLAIM and at least one, and the first claim
+ * of a window is a single hit; so near the limit every hit is claimed alone and the limit holds exactly, on one
+ * instance or many. The price: hits another instance claimed and did not serve before the window ended count as used,
+ * so with several instances a tenant may be refused a little before the limit (at most a sixteenth of what was left
+ * when each instance last claimed), never after it.
  */
 export class PostgresRateLimitStore implements Store {
   private windowSeconds = WINDOW_MS / 1000;
+  private limit = 1;
   private readonly orm: Orm;
+  private readonly claimed = new Map<string, Claimed>();
+  private readonly claiming = new Map<string, Promise<void>>();
 
   constructor(orm: Orm) {
     this.orm = orm;
@@ -47,32 +76,62 @@ export class PostgresRateLimitStore implements Store {
 
   init(options: Options): void {
     this.windowSeconds = options.windowMs / 1000;
+    if (typeof options.limit === 'number') this.limit = options.limit;
   }
 
   async increment(key: string): Promise<ClientRateLimitInfo> {
+    for (;;) {
+      const c = this.current(key);
+      if (c && c.left > 0) {
+        c.left--;
+        return { totalHits: c.base + c.granted - c.left, resetTime: new Date(c.endsAt) };
+      }
+      // The window is used up: refused here, with no database write.
+      if (c && c.base + c.granted >= this.limit) return { totalHits: this.limit + 1, resetTime: new Date(c.endsAt) };
+      // One claim per key at a time; the others wait for it and look again.
+      let claim = this.claiming.get(key);
+      if (!claim) {
+        claim = this.claim(key, c).finally(() => this.claiming.delete(key));
+        this.claiming.set(key, claim);
+      }
+      await claim;
+    }
+  }
+
+  private current(key: string): Claimed | undefined {
+    const c = this.claimed.get(key);
+    return c && c.endsAt > Date.now() ? c : undefined;
+  }
+
+  private async claim(key: string, last: Claimed | undefined): Promise<void> {
+    const room = last ? this.limit - (last.base + last.granted) : 0;
+    const size = Math.max(1, Math.min(MAX_CLAIM, Math.floor(room / CLAIM_SHARE)));
     const rows = await this.execute(
       `insert into rate_limit_windows (key, window_start, hits)
-       values (?, to_timestamp(floor(extract(epoch from now()) / ?) * ?), 1)
-       on conflict (key, window_start) do update set hits = rate_limit_windows.hits + 1
-       returning hits, window_start`,
-      [key, this.windowSeconds, this.windowSeconds],
+       values (?, to_timestamp(floor(extract(epoch from now()) / ?) * ?), ?)
+       on conflict (key, window_start) do update set hits = rate_limit_windows.hits + excluded.hits
+       returning hits, window_start, extract(epoch from window_start - now()) * 1000 as starts_in_ms`,
+      [key, this.windowSeconds, this.windowSeconds, size],
     );
-    const { hits, window_start: start } = rows[0] as { hits: number; window_start: Date };
-    // The first hit of a window is the moment the key's earlier windows became dead weight: drop them then. No timer,
+    const { hits, window_start: start, starts_in_ms: startsIn } = rows[0] as { hits: number; window_start: Date; starts_in_ms: string | number };
+    const base = hits - size;
+    const granted = Math.max(0, Math.min(size, this.limit - base));
+    this.claimed.delete(key); // re-inserted last: the Map's first key is the one used longest ago
+    this.claimed.set(key, { endsAt: Date.now() + Number(startsIn) + this.windowSeconds * 1000, base, granted, left: granted });
+    if (this.claimed.size > MAX_KEYS) this.claimed.delete(this.claimed.keys().next().value!);
+    // The first claim of a window is the moment the key's earlier windows became dead weight: drop them then. No timer,
     // so nothing runs for a store nobody uses any more (a timer per app outlived test files and stopped apps).
-    if (hits === 1) await this.execute('delete from rate_limit_windows where key = ? and window_start < ?', [key, start]);
-    return { totalHits: hits, resetTime: new Date(new Date(start).getTime() + this.windowSeconds * 1000) };
+    if (base === 0) await this.execute('delete from rate_limit_windows where key = ? and window_start < ?', [key, start]);
   }
 
   async decrement(key: string): Promise<void> {
-    await this.execute(
-      `update rate_limit_windows set hits = greatest(hits - 1, 0)
-       where key = ? and window_start = to_timestamp(floor(extract(epoch from now()) / ?) * ?)`,
-      [key, this.windowSeconds, this.windowSeconds],
-    );
+    // Given back to this instance's claim (express-rate-limit calls this only for requests it was told not to count).
+    const c = this.current(key);
+    if (c && c.left < c.granted) c.left++;
   }
 
   async resetKey(key: string): Promise<void> {
+    this.claimed.delete(key);
     await this.execute('delete from rate_limit_windows where key = ?', [key]);
   }
 

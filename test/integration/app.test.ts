@@ -112,3 +112,31 @@ test('a tenant over its request rate gets 429 RATE_LIMITED with Retry-After; oth
     await limited.close();
   }
 });
+
+// A larger limit is claimed from the database in blocks (src/http/rate-limit.ts): concurrent requests still get exactly
+// the limit, the RateLimit header counts down to zero, and the window is one row holding at least what was served.
+test('under a concurrent burst a tenant gets exactly its limit; the window is counted in blocks', async () => {
+  const limit = 300;
+  const limited = await createTestApp({ RATE_LIMIT_PER_MINUTE: String(limit) });
+  try {
+    const tenant = (await limited.request.post('/api/v1/tenants').set('X-Admin-Key', ADMIN_KEY).send({ name: 'burst' })).body.data;
+    // The windows are whole minutes of the database clock: start well inside one so the burst cannot straddle two.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_500 - intoMinute));
+    const responses = [];
+    for (let batch = 0; batch < 8; batch++) {
+      responses.push(...(await Promise.all(Array.from({ length: 50 }, () => limited.request.get('/api/v1/rooms').set('X-API-Key', tenant.api_key)))));
+    }
+    const ok = responses.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(limit);
+    expect(responses.filter((r) => r.status === 429)).toHaveLength(400 - limit);
+    const remaining = ok.map((r) => Number(/remaining=(\d+)/.exec(String(r.headers['ratelimit']))?.[1]));
+    expect(Math.min(...remaining)).toBe(0);
+    expect(new Set(remaining).size).toBe(limit); // each served request its own place in the window
+    const rows: Array<{ hits: number }> = await limited.services.orm.em.getConnection().execute('select hits from rate_limit_windows where key = ?', [`tenant:${tenant.id}`]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.hits).toBeGreaterThanOrEqual(limit);
+  } finally {
+    await limited.close();
+  }
+}, 60_000);
