@@ -1,12 +1,14 @@
 // Benchmark (not a test): resident memory while a 1 GiB recording is streamed into S3 the way the ingestion activity
 // does it (src/activities/recordings.ts: fetch → Readable.fromWeb → a counting generator → ObjectStore.upload), with
-// the previous upload path (`@aws-sdk/lib-storage`'s Upload, 8 MiB parts, queue of 2) beside it in the same run.
+// the previous upload path (`@aws-sdk/lib-storage`'s Upload, 8 MiB parts, queue of 2) beside it in the same run, and
+// lib-storage at 5 MiB parts (queue of 2 and of 1), the store's part size, to see whether the library alone would do.
 //
-//   npx node bench/ingest-memory.ts [--gib 1] [--runs 3]
+//   npx node bench/ingest-memory.ts [--gib 1] [--runs 3] [--paths lib-storage,lib-5m-q2,lib-5m-q1,store]
 //
 // This process runs SeaweedFS (throw-away, in a temporary folder) and a loopback HTTP server that produces the file
 // (1 MiB at a time, never whole in memory); every upload runs in a fresh child process (`--expose-gc`), which samples
-// its own RSS every 50 ms: growth = peak − RSS before the upload (after a GC). Runs alternate between the two paths.
+// its own RSS every 50 ms: growth = peak − RSS before the upload (after a GC). Each run uploads once per path, in
+// turn; the path that goes first rotates from run to run.
 // Results: BENCHMARKS.md.
 import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -26,9 +28,16 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '3' },
     path: { type: 'string', default: 'store' },
     url: { type: 'string', default: '' },
+    paths: { type: 'string', default: 'lib-storage,lib-5m-q2,lib-5m-q1,store' },
   },
 });
 const MiB = 1024 * 1024;
+/** The lib-storage paths: `lib-storage` is the previous configuration of src/storage/object-store.ts. */
+const LIB_STORAGE: Record<string, { partSize: number; queueSize: number }> = {
+  'lib-storage': { partSize: 8 * MiB, queueSize: 2 },
+  'lib-5m-q2': { partSize: 5 * MiB, queueSize: 2 },
+  'lib-5m-q1': { partSize: 5 * MiB, queueSize: 1 },
+};
 
 interface RunResult {
   path: string;
@@ -80,12 +89,12 @@ async function uploadOnce(): Promise<RunResult> {
     await store.upload({ key, body, contentType: 'audio/wav' });
   } else {
     const { Upload } = await import('@aws-sdk/lib-storage');
+    const { partSize, queueSize } = LIB_STORAGE[args.path]!;
     const upload = new Upload({
       client: s3,
       params: { Bucket: config.bucket, Key: key, Body: body, ContentType: 'audio/wav' },
-      // The previous configuration of src/storage/object-store.ts.
-      partSize: 8 * MiB,
-      queueSize: 2,
+      partSize,
+      queueSize,
       leavePartsOnError: false,
     });
     await upload.done();
@@ -104,6 +113,9 @@ async function main(): Promise<void> {
   const { startSeaweedfs } = await import('../scripts/stack/seaweedfs.ts');
   const size = Math.round(Number(args.gib) * 1024 * MiB);
   const runs = Number(args.runs);
+  const paths = args.paths.split(',').map((p) => p.trim());
+  for (const p of paths) if (p !== 'store' && !LIB_STORAGE[p]) throw new Error(`unknown path ${p}: store, ${Object.keys(LIB_STORAGE).join(', ')}`);
+  const width = Math.max(...paths.map((p) => p.length));
   const root = await mkdtemp(join(tmpdir(), 'convene-ingest-bench-'));
   const keys = { accessKeyId: `bench-${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
   const s3 = await startSeaweedfs({ dataDir: join(root, 'seaweedfs'), ...keys, buckets: ['bench'], stopTimeoutMs: 300 });
@@ -133,19 +145,20 @@ async function main(): Promise<void> {
     });
   const results: RunResult[] = [];
   try {
-    console.log(`${(size / MiB).toFixed(0)} MiB per upload, ${runs} runs per path, alternating`);
+    console.log(`${(size / MiB).toFixed(0)} MiB per upload, ${runs} runs per path (${paths.join(', ')}), in turn`);
     for (let i = 0; i < runs; i++) {
-      for (const path of ['lib-storage', 'store']) {
+      for (let j = 0; j < paths.length; j++) {
+        const path = paths[(i + j) % paths.length]!;
         const r = await once(path);
         results.push(r);
-        console.log(`  run ${i + 1} ${path.padEnd(11)}: RSS +${r.rssGrowthMiB.toFixed(1)} MiB, heap +${r.heapGrowthMiB.toFixed(1)} MiB, ${(r.bytes / 1e6 / r.seconds).toFixed(0)} MB/s`);
+        console.log(`  run ${i + 1} ${path.padEnd(width)}: RSS +${r.rssGrowthMiB.toFixed(1)} MiB, heap +${r.heapGrowthMiB.toFixed(1)} MiB, ${(r.bytes / 1e6 / r.seconds).toFixed(0)} MB/s`);
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    for (const path of ['lib-storage', 'store']) {
+    for (const path of paths) {
       const mine = results.filter((r) => r.path === path);
       console.log(
-        `median ${path.padEnd(11)}: RSS +${median(mine.map((r) => r.rssGrowthMiB)).toFixed(1)} MiB, heap +${median(mine.map((r) => r.heapGrowthMiB)).toFixed(1)} MiB, ` +
+        `median ${path.padEnd(width)}: RSS +${median(mine.map((r) => r.rssGrowthMiB)).toFixed(1)} MiB, heap +${median(mine.map((r) => r.heapGrowthMiB)).toFixed(1)} MiB, ` +
           `${median(mine.map((r) => r.bytes / 1e6 / r.seconds)).toFixed(0)} MB/s`,
       );
     }
