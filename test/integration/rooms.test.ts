@@ -105,6 +105,7 @@ test('patch is partial: config fields not sent keep their values', async () => {
 
 test('end is idempotent, sets ended_at, and makes the room read-only', async () => {
   const room = await createRoom(t, tenant);
+  await t.request.post(`/api/v1/rooms/${room.id}/participants`).set(tenant.auth).send({ display_name: 'Early', external_user_id: 'u-1' }).expect(201);
   const ended = await t.request.post(`/api/v1/rooms/${room.id}/end`).set(tenant.auth);
   expect(ended.status).toBe(200);
   expect(ended.body).toMatchObject({ status: 'ended', ended_at: expect.any(String) });
@@ -117,6 +118,9 @@ test('end is idempotent, sets ended_at, and makes the room read-only', async () 
   const join = await t.request.post(`/api/v1/rooms/${room.id}/participants`).set(tenant.auth).send({ display_name: 'Late' });
   expect(join.status).toBe(409);
   expect(join.body.error.code).toBe('ROOM_ENDED');
+  // The room's end answers first, before the duplicate policy (reject) would.
+  const duplicate = await t.request.post(`/api/v1/rooms/${room.id}/participants`).set(tenant.auth).send({ display_name: 'Early', external_user_id: 'u-1' });
+  expect(duplicate.body.error.code).toBe('ROOM_ENDED');
   // The record is preserved.
   expect((await t.request.get(`/api/v1/rooms/${room.id}`).set(tenant.auth)).body.status).toBe('ended');
 });

@@ -8,7 +8,7 @@ import type { ParticipantRole, Principal } from '../../domain/principal.ts';
 import type { AuthService, ParticipantTokenSet } from '../auth/auth.service.ts';
 import type { Room } from '../rooms/room.entity.ts';
 import { findRoom, findRoomOrNull, roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
-import type { RoomService } from '../rooms/room.service.ts';
+import { roomEnded, type RoomService } from '../rooms/room.service.ts';
 import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
 import type { TenantConfig } from '../tenants/tenant-config.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
@@ -60,6 +60,8 @@ export class ParticipantService {
     const tenant = await em.findOneOrFail(TenantSchema, { id: tenantId });
     const config = this.deps.tenants.effectiveConfig(tenant);
     const found = await findRoomOrNull(em, tenantId, roomRef);
+    // Read-only first, whatever else is wrong; an end after this read is caught by the insert itself.
+    if (found?.status === 'ended') throw roomEnded();
     const fresh = (roomId: string): NewParticipant => ({
       id: uuidv7(),
       tenantId,
