@@ -41,6 +41,10 @@ const numbered = (sql: string) => {
   return sql.replace(/\?/g, () => `$${++n}`);
 };
 
+// The writer's statements in node-postgres's form, rewritten once rather than per insert.
+const LOCK_ROOM_PG = numbered(LOCK_ROOM);
+const INSERT_IF_ROOM_HAS_SPACE_PG = numbered(INSERT_IF_ROOM_HAS_SPACE);
+
 /**
  * Adds participants, each in a transaction of its own: the room's lock, the insert, the commit. Its connections are in
  * pipeline mode (node-postgres `pipeline: true`): the four statements go out together and PostgreSQL runs them back to
@@ -63,8 +67,8 @@ export class ParticipantWriter {
     try {
       const settled = await Promise.allSettled([
         client.query('begin'),
-        client.query(numbered(LOCK_ROOM), [p.roomId]),
-        client.query(numbered(INSERT_IF_ROOM_HAS_SPACE), insertParams(p)),
+        client.query(LOCK_ROOM_PG, [p.roomId]),
+        client.query(INSERT_IF_ROOM_HAS_SPACE_PG, insertParams(p)),
         client.query('commit'), // after a failed statement PostgreSQL answers a COMMIT with a rollback
       ]);
       const failed = settled.find((s) => s.status === 'rejected');
