@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
+import { createPool } from '../db/pool.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { ChatMessageData, ServerMessage } from '../../generated/asyncapi.ts';
 
@@ -78,8 +79,7 @@ export class PgRoomBus implements RoomBus {
   constructor(options: PgRoomBusOptions) {
     this.databaseUrl = options.databaseUrl;
     this.logger = options.logger;
-    this.pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 8 });
-    this.pool.on('error', (err) => this.logger.warn({ err }, 'realtime pool connection error'));
+    this.pool = createPool({ name: 'room-bus', logger: this.logger, connectionString: options.databaseUrl, max: options.poolSize ?? 8 });
   }
 
   /**

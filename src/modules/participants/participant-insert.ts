@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import pg from 'pg';
+import type pg from 'pg';
+import { createPool } from '../../db/pool.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { ParticipantRole } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
@@ -56,8 +57,7 @@ export class ParticipantWriter {
   private readonly pool: pg.Pool;
 
   constructor(options: { databaseUrl: string; logger: Logger; poolSize?: number }) {
-    this.pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 4, pipeline: true });
-    this.pool.on('error', (err) => options.logger.warn({ err }, 'participant writer pool connection error'));
+    this.pool = createPool({ name: 'participant-writer', logger: options.logger, connectionString: options.databaseUrl, max: options.poolSize ?? 4, pipeline: true });
   }
 
   /** The inserted row, or undefined when nothing was inserted (`refusal` says why). */
