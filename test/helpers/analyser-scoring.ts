@@ -1,0 +1,145 @@
+// Scoring an analyser on the meeting corpus (test/fixtures/meetings, DECISIONS §9 "judged on real meetings"): which
+// extracted action items match the labelled ones, precision/recall/F1 per meeting and overall, and whether a summary
+// names the meeting's topics without its small talk. Used by bench/analyser-corpus.ts and the corpus unit test.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { MeetingInsights, TranscriptSegmentOut } from '../../src/providers/types.ts';
+
+export const CORPUS_DIR = join(import.meta.dirname, '..', 'fixtures', 'meetings');
+
+export interface ExpectedItem {
+  /** A person's name, or null when the meeting does not say who. */
+  owner: string | null;
+  /** Each entry must appear in the item (case-insensitive substring); `a|b` means either. */
+  keywords: string[];
+}
+
+export interface CorpusMeeting {
+  id: string;
+  domain: string;
+  set: 'tuned' | 'held-out';
+  diarized: boolean;
+  /** Each group: one of its words must appear in the summary. */
+  topics: string[][];
+  /** Phrases a summary must not contain (greetings, small talk). */
+  small_talk: string[];
+  segments: TranscriptSegmentOut[];
+  action_items: ExpectedItem[];
+}
+
+export function loadCorpus(dir = CORPUS_DIR): CorpusMeeting[] {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as CorpusMeeting);
+}
+
+/** The analyser's input for a meeting, as post-meeting processing builds it from a stored transcript. */
+export function requestOf(meeting: CorpusMeeting): { text: string; segments: TranscriptSegmentOut[]; language: string } {
+  return { text: meeting.segments.map((s) => s.text).join(' '), segments: meeting.segments, language: 'en' };
+}
+
+/** Titles are not part of a name: "Dr Patel" is owner "Patel". */
+const TITLES = /^(?:(?:dr|mr|mrs|ms|miss|prof|professor|director|chair|council ?member|council(?:wo)?man|coach|nurse)\.?\s+)+/i;
+
+export function normaliseOwner(owner: string | null): string | null {
+  if (owner === null) return null;
+  const bare = owner.trim().replace(TITLES, '').toLowerCase();
+  return bare.length > 0 ? bare : null;
+}
+
+/**
+ * "Owner: task" → owner and task. The sentence forms older analysers write ("Bob will send …", "Bob to send …") are
+ * read the same way, so that figures before and after the "Owner: task" format compare; anything else has no owner.
+ */
+export function splitItem(item: string): { owner: string | null; task: string } {
+  const text = item.trim();
+  const match = /^([^:]{1,60}):\s+(.+)$/su.exec(text) ?? /^([A-Z][\p{L}_'-]*(?: [A-Z][\p{L}'-]*)?) (?:will|to) (.+)$/su.exec(text);
+  return match ? { owner: match[1], task: match[2] } : { owner: null, task: text };
+}
+
+export function itemMatches(item: string, expected: ExpectedItem): boolean {
+  const { owner, task } = splitItem(item);
+  if (normaliseOwner(owner) !== normaliseOwner(expected.owner)) return false;
+  const text = task.toLowerCase();
+  return expected.keywords.every((keyword) => keyword.toLowerCase().split('|').some((word) => text.includes(word.trim())));
+}
+
+export interface MeetingScore {
+  id: string;
+  set: CorpusMeeting['set'];
+  expected: number;
+  extracted: number;
+  correct: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  /** Extracted items that matched nothing. */
+  falsePositives: string[];
+  /** Expected items nothing matched. */
+  misses: ExpectedItem[];
+  summaryTopics: boolean;
+  summaryClean: boolean;
+  summary: string;
+}
+
+export function scoreMeeting(meeting: CorpusMeeting, insights: MeetingInsights): MeetingScore {
+  const unmatched = [...meeting.action_items];
+  const falsePositives: string[] = [];
+  for (const item of insights.actionItems) {
+    const at = unmatched.findIndex((expected) => itemMatches(item, expected));
+    if (at === -1) falsePositives.push(item);
+    else unmatched.splice(at, 1);
+  }
+  const expected = meeting.action_items.length;
+  const extracted = insights.actionItems.length;
+  const correct = extracted - falsePositives.length;
+  const summary = insights.summary.toLowerCase();
+  return {
+    id: meeting.id,
+    set: meeting.set,
+    expected,
+    extracted,
+    correct,
+    ...rates(expected, extracted, correct),
+    falsePositives,
+    misses: unmatched,
+    summaryTopics: meeting.topics.every((group) => group.some((word) => summary.includes(word.toLowerCase()))),
+    summaryClean: !meeting.small_talk.some((phrase) => summary.includes(phrase.toLowerCase())),
+    summary: insights.summary,
+  };
+}
+
+/** Micro-averaged figures. No items expected and none extracted is a perfect answer (precision and recall 1). */
+export function rates(expected: number, extracted: number, correct: number): { precision: number; recall: number; f1: number } {
+  const precision = extracted === 0 ? (expected === 0 ? 1 : 0) : correct / extracted;
+  const recall = expected === 0 ? (extracted === 0 ? 1 : 0) : correct / expected;
+  const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
+  return { precision, recall, f1 };
+}
+
+export interface CorpusScore {
+  meetings: MeetingScore[];
+  expected: number;
+  extracted: number;
+  correct: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  /** Summaries that name every topic and hold no small talk. */
+  summariesPassing: number;
+}
+
+export function total(meetings: MeetingScore[]): CorpusScore {
+  const expected = meetings.reduce((sum, m) => sum + m.expected, 0);
+  const extracted = meetings.reduce((sum, m) => sum + m.extracted, 0);
+  const correct = meetings.reduce((sum, m) => sum + m.correct, 0);
+  return {
+    meetings,
+    expected,
+    extracted,
+    correct,
+    ...rates(expected, extracted, correct),
+    summariesPassing: meetings.filter((m) => m.summaryTopics && m.summaryClean).length,
+  };
+}
