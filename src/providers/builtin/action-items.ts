@@ -1,0 +1,357 @@
+// Action items of the builtin analyser (DECISIONS §9), precision first: an item is written only when the meeting
+// commits to it in a way a rule can state clearly; anything else is left out. One rule per way people commit:
+//   explicit markers       "action item: rotate the keys", "action item for me email the partners", "to do: …"
+//   "my action is to …"    the speaker's own
+//   assignments            "assign the follow up call to Sam", "assign it to Nadia" (it = what "someone has to" do)
+//                          "let's have Dana look into …", "we agreed that Kim owns …"
+//   requests + acceptance  "Kenji can you add an alert" answered "sure" in the next turn → Kenji; unnamed → whoever
+//                          accepted, if the meeting names them; a request nobody accepts is no item
+//   directives             "lisa please schedule a demo", "everyone please update your opportunities by thursday"
+//   third-person           "Mei will update the runbook" (a named person), "the clerk will mail the letter" (a role)
+//   first person           "I'll write the postmortem by thursday" → the speaker, when the meeting names them
+//   assignments to a class "for homework read pages …"
+// Left out: "I'll be honest/quick" (no task), predictions and hedges ("will probably", "might", "maybe"), conditions
+// ("if we …"), reported speech ("Helen said she'll …"), questions nobody accepted, declined requests, offers ("I can
+// drive"), standing rules ("please always sign in"), the past ("Tom sent …": no future form), tasks with nothing
+// concrete in them ("I'll do that" unless it accepts a request). Owners are names the meeting gives, never a
+// recogniser's label (`speaker_0`).
+import { TITLE, displayName, isBaseVerb, isCapitalisedName, isLooseName, isRoleWord, isStrictName } from './names.ts';
+import { isQuestion, stripFillers, writeItem, type Turn } from './text.ts';
+
+const MAX_ACTION_ITEMS = 50;
+
+const W = String.raw`[\p{L}][\p{L}'-]*`;
+/**
+ * A name as spoken: an optional title, one word or (only if the rest of the pattern needs it) two. Validated after
+ * matching (see `nameIn`): "let's have Dana review …" takes "Dana", "Linda Park owns …" takes both words.
+ */
+const NAME = String.raw`((?:${TITLE}\s+)?${W}(?:\s+${W})??)`;
+
+export interface MeetingContext {
+  turns: Turn[];
+  /** Speaker label → name, where the meeting makes it clear (names.ts `speakerNames`). */
+  speakerNames: Map<string, string>;
+  /** Whether the labels tell speakers apart (more than one label). */
+  diarized: boolean;
+}
+
+interface Item {
+  owner: string | null;
+  task: string;
+}
+
+export function extractActionItems(context: MeetingContext): string[] {
+  const consumed = new Set<string>();
+  const items: Item[] = [];
+  for (const turn of context.turns) {
+    turn.clauses.forEach((clause, at) => {
+      if (consumed.has(`${turn.index}:${at}`)) return;
+      const item = itemOf(clause, turn, at, context, consumed);
+      if (item) items.push(item);
+    });
+  }
+  return dedupe(items)
+    .slice(0, MAX_ACTION_ITEMS)
+    .map((item) => writeItem(item.owner, item.task));
+}
+
+function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
+  const text = stripFillers(clause.replace(/[.!?]+\s*$/, ''));
+  const speaker = turn.speaker === null ? null : (context.speakerNames.get(turn.speaker) ?? null);
+  return (
+    explicitMarker(text, speaker) ??
+    myAction(text, speaker) ??
+    assignment(text, turn, at, context) ??
+    letsHave(text) ??
+    owns(text) ??
+    request(text, turn, at, context, consumed) ??
+    directive(text) ??
+    thirdPerson(text) ??
+    firstPerson(clause, text, speaker) ??
+    classAssignment(text)
+  );
+}
+
+// --- the rules -------------------------------------------------------------------------------------------------------
+
+const ACTION_MARKER = new RegExp(String.raw`\baction (?:items?|points?)\b(?:\s+for\s+(me|${W}))?\s*[:–-]?\s*(.+)$`, 'iu');
+const TODO_MARKER = /\b(?:to-?do|todo)\s*:\s*(.+)$/iu;
+const OWNER_FIRST = new RegExp(String.raw`^${NAME}\s*(?:\bto\b|\bwill\b|\bshould\b|:|,|-)\s*(.+)$`, 'iu');
+
+function explicitMarker(text: string, speaker: string | null): Item | undefined {
+  const match = ACTION_MARKER.exec(text) ?? TODO_MARKER.exec(text);
+  if (!match) return undefined;
+  const [forWhom, rest] = match.length === 3 ? [match[1], match[2]] : [undefined, match[1]];
+  const named = OWNER_FIRST.exec(rest);
+  const namedOwner = named ? nameIn(named[1], { loose: false, initial: true }) : undefined;
+  if (named && namedOwner) return taskItem(namedOwner, named[2]);
+  const owner = forWhom === undefined ? null : forWhom.toLowerCase() === 'me' ? speaker : (nameIn(forWhom, { loose: true }) ?? null);
+  return taskItem(owner, rest);
+}
+
+const MY_ACTION = /\bmy (?:action(?: item)?|task|to-?do|next step) is (?:to\s+)?(.+)$/iu;
+
+function myAction(text: string, speaker: string | null): Item | undefined {
+  const match = MY_ACTION.exec(text);
+  return match ? taskItem(speaker, match[1]) : undefined;
+}
+
+const ASSIGN = new RegExp(String.raw`\bassign(?:ing)?\s+(.+?)\s+to\s+${NAME}(.*)$`, 'iu');
+const ANAPHOR = /^(?:it|this|that|this one|that one|them)$/i;
+
+function assignment(text: string, turn: Turn, at: number, context: MeetingContext): Item | undefined {
+  for (const match of matchesAt(ASSIGN, text)) {
+    const owner = nameIn(match[2], { loose: true });
+    if (!owner) continue;
+    const object = match[1].trim();
+    const deadline = deadlineIn(match[3]);
+    const task = ANAPHOR.test(object) ? neededEarlier(turn, at, context) : object.replace(/^the\s+/i, '');
+    if (!task) return undefined;
+    return taskItem(owner, deadline && !deadlineIn(task) ? `${task} ${deadline}` : task, { noun: !ANAPHOR.test(object) });
+  }
+  return undefined;
+}
+
+const NEED = /\b(?:someone|somebody|we|you)\s+(?:has to|have to|needs? to|should|must|gotta|got to|need to)\s+(.+)$/iu;
+
+/** What "it" stands for in "assign it to Nadia": the task an earlier clause said someone has to do. */
+function neededEarlier(turn: Turn, at: number, context: MeetingContext): string | undefined {
+  const earlier: string[] = [];
+  for (let t = Math.max(0, turn.index - 2); t <= turn.index; t++) {
+    const clauses = t === turn.index ? context.turns[t].clauses.slice(0, at) : context.turns[t].clauses;
+    earlier.push(...clauses);
+  }
+  for (const clause of earlier.reverse()) {
+    const match = NEED.exec(stripFillers(clause.replace(/[.!?]+\s*$/, '')));
+    if (match) return match[1];
+  }
+  return undefined;
+}
+
+const LETS_HAVE = new RegExp(String.raw`\b(?:let's|lets|let us)\s+(?:have|get|ask)\s+${NAME}\s+(?:to\s+)?(.+)$`, 'iu');
+
+function letsHave(text: string): Item | undefined {
+  for (const match of matchesAt(LETS_HAVE, text)) {
+    const owner = nameIn(match[1], { loose: true });
+    if (owner) return taskItem(owner, match[2]);
+  }
+  return undefined;
+}
+
+const OWNS = new RegExp(
+  String.raw`${NAME}\s+(?:owns|will own|is going to own|is responsible for|will be responsible for|is in charge of|will be in charge of)\s+(.+)$`,
+  'iu',
+);
+
+function owns(text: string): Item | undefined {
+  for (const match of matchesAt(OWNS, text)) {
+    const owner = nameIn(match[1], { loose: false, initial: match.index === 0, capitalised: true });
+    if (owner) return taskItem(owner, `own ${match[2]}`, { noun: true });
+  }
+  return undefined;
+}
+
+const REQUEST = new RegExp(
+  String.raw`^(?:${NAME},?\s+)?(?:can|could|would|will)\s+(you|someone|somebody|anyone|anybody|staff|${W}(?:\s+${W})?)(?:\s+please)?,?\s+(.+)$`,
+  'iu',
+);
+const GROUP_REQUESTEE = /^(?:you|someone|somebody|anyone|anybody|staff)$/i;
+const ACCEPT = /^(?:sure|yes|yeah|yep|yup|ok|okay|of course|absolutely|definitely|certainly|no problem|will do|on it|can do|happy to|i can|i will|i'll|i'm on it|got it|consider it done)\b/i;
+const DECLINE = /\b(?:not sure|can't|cannot|no time|don't|won't|not this|but|probably|maybe)\b/i;
+
+/** "Kenji can you add an expiry alert …" + "sure" from the next speaker; the acceptance is not an item again. */
+function request(text: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
+  if (at !== turn.clauses.length - 1) return undefined; // an answer answers the last thing said
+  const match = REQUEST.exec(text);
+  if (!match) return undefined;
+  const [, vocative, requestee, vp] = match;
+  const addressed = vocative === undefined ? null : nameIn(vocative, { loose: true, initial: true });
+  if (vocative !== undefined && !addressed) return undefined;
+  const requesteeName = GROUP_REQUESTEE.test(requestee) ? null : nameIn(requestee, { loose: true });
+  if (!GROUP_REQUESTEE.test(requestee) && !requesteeName) return undefined;
+  const answer = answerTo(turn, context);
+  if (!answer) return undefined;
+  const reply = stripLeadingNoise(answer.turn.clauses[0]);
+  if (!ACCEPT.test(reply) || DECLINE.test(reply)) return undefined;
+  const task = cleanTask(vp);
+  if (!isTask(task)) return undefined;
+  consumed.add(`${answer.turn.index}:0`);
+  const accepter = answer.turn.speaker === null || !context.diarized ? null : (context.speakerNames.get(answer.turn.speaker) ?? null);
+  const deadline = deadlineIn(reply);
+  return { owner: addressed ?? requesteeName ?? accepter, task: deadline && !deadlineIn(task) ? `${task} ${deadline}` : task };
+}
+
+/** The turn that answers a request: the next one (with speakers told apart, the next by someone else, within two turns). */
+function answerTo(turn: Turn, context: MeetingContext): { turn: Turn } | undefined {
+  if (!context.diarized) {
+    const next = context.turns[turn.index + 1];
+    return next ? { turn: next } : undefined;
+  }
+  for (let t = turn.index + 1; t <= turn.index + 2 && t < context.turns.length; t++) {
+    if (context.turns[t].speaker !== turn.speaker) return { turn: context.turns[t] };
+  }
+  return undefined;
+}
+
+function stripLeadingNoise(text: string): string {
+  return text.replace(/^(?:(?:um+|uh+|uhm|er+m?|oh|ah|well|hmm+)\b[,.]?\s*)+/i, '').trim();
+}
+
+const DIRECTIVE = new RegExp(String.raw`^(?:(everyone|everybody|all|team|folks|guys|you all|y'all)|${NAME}),?\s+please\s+(.+)$`, 'iu');
+const STANDING_RULE = /\b(?:always|never|whenever|every time|when you)\b/i;
+
+function directive(text: string): Item | undefined {
+  const match = DIRECTIVE.exec(text);
+  if (!match || STANDING_RULE.test(match[3])) return undefined;
+  if (match[1]) return taskItem(null, match[3]);
+  const owner = nameIn(match[2], { loose: true, initial: true });
+  return owner ? taskItem(owner, match[3]) : undefined;
+}
+
+const NAMED_WILL = new RegExp(String.raw`${NAME}\s+(?:will|'ll|is going to|is gonna)\s+(.+)$`, 'iu');
+const ROLE_WILL = /\b(?:the|our)\s+((?:\p{L}+\s+)?\p{L}+)\s+(?:will|is going to)\s+(.+)$/iu;
+/** Words before a commitment that make it something other than one: a condition, a report, a guess, a question. */
+const NOT_A_COMMITMENT_BEFORE = /\b(?:if|unless|whether|when|once|in case|said|says|say|asked|asks|mentioned|thinks?|thought|hopes?|hoped|maybe|perhaps|probably|wonder(?:ed)?|whoever|what|why|how)\b/i;
+
+function thirdPerson(text: string): Item | undefined {
+  for (const match of matchesAt(NAMED_WILL, text)) {
+    if (NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index)) || isQuestion(text)) return undefined;
+    const owner = nameIn(match[1], { loose: false, initial: match.index === 0, capitalised: true });
+    if (owner) return taskItem(owner, match[2]);
+  }
+  const role = ROLE_WILL.exec(text);
+  if (role && !NOT_A_COMMITMENT_BEFORE.test(text.slice(0, role.index)) && !isQuestion(text)) {
+    const words = role[1].split(/\s+/);
+    if (isRoleWord(words[words.length - 1])) {
+      const item = taskItem(null, role[2]);
+      if (item) return { owner: null, task: `${item.task} (the ${role[1].toLowerCase()})` };
+    }
+  }
+  return undefined;
+}
+
+const FIRST_PERSON = /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i shall)\s+(.+)$/iu;
+
+function firstPerson(clause: string, text: string, speaker: string | null): Item | undefined {
+  const match = FIRST_PERSON.exec(text);
+  if (!match || NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index)) || isQuestion(clause)) return undefined;
+  return taskItem(speaker, match[1]);
+}
+
+const CLASS_ASSIGNMENT = /\b(?:for homework|for next (?:week|class|time|lesson)|for tomorrow|before next class|(?:your )?homework is(?: to)?)[,:]?\s+(.+)$/iu;
+
+function classAssignment(text: string): Item | undefined {
+  const match = CLASS_ASSIGNMENT.exec(text);
+  if (!match || !isBaseVerb(match[1].split(/\s+/)[0])) return undefined;
+  return taskItem(null, match[1]);
+}
+
+// --- tasks -----------------------------------------------------------------------------------------------------------
+
+/** Heads that state no task: "I'll be honest", "I'll see", "I'll try", "can you hear me". */
+const NOT_TASK_HEADS = new Set(
+  `be see think try guess need hope have let keep wait say tell admit lie stop go come want like know remember forget
+  mention hear bet figure probably likely maybe perhaps possibly hopefully not never is are was were`.split(/\s+/),
+);
+const HEDGE = /\b(?:probably|maybe|might|perhaps|possibly|hopefully|not sure)\b/i;
+/** Words that carry no task: pronouns, determiners, prepositions, time words ("do that this week" has none). */
+const EMPTY_WORDS = new Set(
+  `i me my you your he him his she her it its we us our they them their this that these those one ones the a an some any
+  to of for on in at by with from about into over after before up out off down back and or then there here all both
+  each every today tonight tomorrow week weekend month year next last morning afternoon evening day days end soon
+  later now asap first time again also just too well please thanks ok okay right done monday tuesday wednesday
+  thursday friday saturday sunday january february march april may june july august september october november
+  december lunch while bit`.split(/\s+/),
+);
+
+function taskItem(owner: string | null, raw: string, options: { noun?: boolean } = {}): Item | undefined {
+  const task = cleanTask(raw);
+  return isTask(task, options) ? { owner, task } : undefined;
+}
+
+const LEADING_ADVERBS = /^(?:(?:also|just|quickly|definitely|then|still|go ahead and|go and|make sure to|be sure to|try and)\s+)+/i;
+const CUT_AT = [
+  /\s+(?:but|because|since|although|though|otherwise|unless)\b.*$/i,
+  /,?\s+(?:she|he|they)\s+(?:did|does|is|was|has|had|said|will|can|handles?|knows?)\b.*$/i,
+  /\s+and\s+(?:i|we|you)\s+.*$/i,
+  /\s+(?:okay|ok|alright|all right)\b.*$/i,
+];
+const TRAILING = /(?:[\s,]+(?:ok|okay|right|please|thanks|thank you|yeah|then|as well|too))+\s*$/i;
+
+function cleanTask(raw: string): string {
+  let task = raw.replace(/\s+/g, ' ').trim().replace(/[.!?,;:]+$/u, '').replace(LEADING_ADVERBS, '');
+  for (const cut of CUT_AT) task = task.replace(cut, '');
+  return task.replace(TRAILING, '').replace(/[.!?,;:]+$/u, '').trim();
+}
+
+function isTask(task: string, options: { noun?: boolean } = {}): boolean {
+  const words = task.toLowerCase().match(/[\p{L}\p{N}'-]+/gu) ?? [];
+  if (words.length < 2 || HEDGE.test(task)) return false;
+  const head = words[0];
+  if (!options.noun) {
+    if (head === 'have' && words[1] === 'a' && words[2] === 'look') return words.slice(3).some((w) => !EMPTY_WORDS.has(w));
+    if (NOT_TASK_HEADS.has(head)) return false;
+  }
+  // Something concrete after the verb: "do that this week" has nothing; "get two quotes" has.
+  const rest = options.noun ? words : words.slice(1);
+  return rest.some((word) => !EMPTY_WORDS.has(word) && !/^\d+$/.test(word));
+}
+
+const DEADLINE = /\b(?:by (?:the )?(?:end of (?:the )?(?:day|week|month|year|quarter)|[\p{L}\d]+(?: [\p{L}\d]+)?)|this week|next week|today|tonight|tomorrow|(?:on|before|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b/iu;
+
+function deadlineIn(text: string): string | undefined {
+  return DEADLINE.exec(text)?.[0];
+}
+
+// --- names -----------------------------------------------------------------------------------------------------------
+
+/**
+ * The owner a matched name span stands for, or undefined when it is not a person's name. A title stays with the name
+ * ("Dr Patel"); `loose` accepts a word the lexicon does not know (a slot where someone is addressed); `capitalised`
+ * accepts any capitalised word where a sentence does not start ("we agreed that Bill owns …": "bill" is also a noun).
+ */
+function nameIn(span: string, options: { loose: boolean; initial?: boolean; capitalised?: boolean }): string | undefined {
+  const title = LEADING_TITLES.exec(span.trim())?.[0] ?? '';
+  const personal = span.trim().slice(title.length).split(/\s+/).filter(Boolean);
+  if (personal.length === 0 || personal.length > 2) return undefined;
+  const initial = (options.initial ?? false) && title === '';
+  const first =
+    (options.loose ? isLooseName(personal[0]) : isStrictName(personal[0], initial)) ||
+    (options.capitalised === true && !initial && isCapitalisedName(personal[0]));
+  if (!first) return undefined;
+  if (personal[1] && !(/^\p{Lu}/u.test(personal[1]) && isStrictName(personal[1], false))) return undefined;
+  return displayName(`${title}${personal.join(' ')}`.replace(/'s$/i, ''));
+}
+
+const LEADING_TITLES = new RegExp(String.raw`^(?:${TITLE}\s+)+`, 'iu');
+
+/** Every match of `pattern` starting at a word boundary, leftmost first (a name span can start at any word). */
+function* matchesAt(pattern: RegExp, text: string): Generator<RegExpExecArray> {
+  const sticky = new RegExp(pattern.source, pattern.flags.replace('g', '') + 'y');
+  for (const start of wordStarts(text)) {
+    sticky.lastIndex = start;
+    const match = sticky.exec(text);
+    if (match) yield match;
+  }
+}
+
+function wordStarts(text: string): number[] {
+  return [...text.matchAll(/(?<![\p{L}\p{N}'-])[\p{L}]/gu)].map((match) => match.index);
+}
+
+// --- duplicates ------------------------------------------------------------------------------------------------------
+
+/** The same owner and (nearly) the same words: one item, the first said. */
+function dedupe(items: Item[]): Item[] {
+  const kept: Array<Item & { words: Set<string> }> = [];
+  for (const item of items) {
+    const words = new Set((item.task.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !EMPTY_WORDS.has(w)));
+    const duplicate = kept.some((other) => {
+      if ((other.owner ?? '').toLowerCase() !== (item.owner ?? '').toLowerCase()) return false;
+      const shared = [...words].filter((w) => other.words.has(w)).length;
+      return shared / Math.min(words.size, other.words.size || 1) >= 0.8 || shared / new Set([...words, ...other.words]).size >= 0.6;
+    });
+    if (!duplicate) kept.push({ ...item, words });
+  }
+  return kept.map(({ owner, task }) => ({ owner, task }));
+}

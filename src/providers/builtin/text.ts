@@ -1,0 +1,61 @@
+// Recogniser text for the builtin analyser: turns (one per segment) split into clauses where punctuation allows,
+// discourse fillers stripped, and the capitalisation a task is written with.
+
+export interface Turn {
+  index: number;
+  /** The provider's label, or null for text without labels. */
+  speaker: string | null;
+  clauses: string[];
+}
+
+/** One turn per segment; text with no segments is one unlabelled turn per sentence. */
+export function turnsOf(input: { text: string; segments: ReadonlyArray<{ text: string; speaker: string | null }> }): Turn[] {
+  const sources =
+    input.segments.length > 0
+      ? input.segments
+      : splitClauses(input.text).map((text) => ({ text, speaker: null as string | null }));
+  return sources
+    .map((source) => ({ speaker: source.speaker, clauses: splitClauses(source.text) }))
+    .filter((turn) => turn.clauses.length > 0)
+    .map((turn, index) => ({ ...turn, index }));
+}
+
+/**
+ * Sentences where the recogniser punctuated (". ", "? ", "! ", "; "), else the whole segment: a recogniser's segment
+ * is already a breath or a turn, and splitting unpunctuated text on guessed boundaries cuts tasks in half.
+ */
+export function splitClauses(text: string): string[] {
+  return text
+    .replace(/\s+/g, ' ')
+    .split(/(?<=[.!?;])\s+/)
+    .map((clause) => clause.trim())
+    .filter((clause) => /\p{L}/u.test(clause));
+}
+
+/** Words that open a clause without adding to it ("um ok so", "yeah", "and then"). */
+const FILLER = /^(?:(?:um+|uh+|uhm|er+m?|hmm+|ah|oh|so|and|also|then|okay|ok|alright|all right|right|well|yeah|yes|yep|sure|no|great|good|cool|perfect|awesome|nice|agreed|anyway|now|next|but|good idea|sounds good|got it)\b[,.]?\s*)+/i;
+
+export function stripFillers(clause: string): string {
+  return clause.replace(FILLER, '').trim();
+}
+
+/** A question: a question mark, or (unpunctuated) a clause that opens like one. */
+export function isQuestion(clause: string): boolean {
+  if (/\?\s*$/.test(clause)) return true;
+  if (/[.!]\s*$/.test(clause)) return false;
+  return /^(?:is|are|was|were|do|does|did|should|shall|would|could|can|will|what|how|why|when|where|who|which|have|has)\b/i.test(
+    stripFillers(clause),
+  );
+}
+
+const CALENDAR = /\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july|august|september|october|november|december)\b/gi;
+
+/** "Tom: write the release notes by Friday": the task in lower case after an owner, capitalised alone; days and months capitalised. */
+export function writeItem(owner: string | null, task: string): string {
+  const body = task
+    .trim()
+    .replace(/[\s,;:.!?-]+$/u, '')
+    .replace(CALENDAR, (word) => word.charAt(0).toUpperCase() + word.slice(1).toLowerCase());
+  if (owner) return `${owner}: ${body}`;
+  return body.charAt(0).toUpperCase() + body.slice(1);
+}
