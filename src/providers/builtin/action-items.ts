@@ -56,17 +56,20 @@ export function extractActionItems(context: MeetingContext): string[] {
 }
 
 function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
-  const text = stripFillers(clause.replace(/[.!?]+\s*$/, ''));
+  const bare = clause.replace(/[.!?]+\s*$/, '');
+  const text = stripFillers(bare);
+  // Capitals mean something except on a sentence's first word ("And Frank will …": "Frank" is not the first word).
+  const startsSentence = text.length === bare.length;
   const speaker = turn.speaker === null ? null : (context.speakerNames.get(turn.speaker) ?? null);
   return (
     explicitMarker(text, speaker) ??
     myAction(text, speaker) ??
     assignment(text, turn, at, context) ??
     letsHave(text) ??
-    owns(text) ??
+    owns(text, startsSentence) ??
     request(text, turn, at, context, consumed) ??
     directive(text) ??
-    thirdPerson(text) ??
+    thirdPerson(text, startsSentence) ??
     firstPerson(clause, text, speaker) ??
     classAssignment(text)
   );
@@ -75,7 +78,7 @@ function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext,
 // --- the rules -------------------------------------------------------------------------------------------------------
 
 const ACTION_MARKER = new RegExp(String.raw`\baction (?:items?|points?)\b(?:\s+for\s+(me|${W}))?\s*[:–-]?\s*(.+)$`, 'iu');
-const TODO_MARKER = /\b(?:to-?do|todo)\s*:\s*(.+)$/iu;
+const TODO_MARKER = /\b(?:to[- ]?do|todo)\s*:\s*(.+)$/iu;
 const OWNER_FIRST = new RegExp(String.raw`^${NAME}\s*(?:\bto\b|\bwill\b|\bshould\b|:|,|-)\s*(.+)$`, 'iu');
 
 function explicitMarker(text: string, speaker: string | null): Item | undefined {
@@ -143,9 +146,9 @@ const OWNS = new RegExp(
   'iu',
 );
 
-function owns(text: string): Item | undefined {
+function owns(text: string, startsSentence: boolean): Item | undefined {
   for (const match of matchesAt(OWNS, text)) {
-    const owner = nameIn(match[1], { loose: false, initial: match.index === 0, capitalised: true });
+    const owner = nameIn(match[1], { loose: false, initial: startsSentence && match.index === 0, capitalised: true });
     if (owner) return taskItem(owner, `own ${match[2]}`, { noun: true });
   }
   return undefined;
@@ -213,10 +216,10 @@ const ROLE_WILL = /\b(?:the|our)\s+((?:\p{L}+\s+)?\p{L}+)\s+(?:will|is going to)
 /** Words before a commitment that make it something other than one: a condition, a report, a guess, a question. */
 const NOT_A_COMMITMENT_BEFORE = /\b(?:if|unless|whether|when|once|in case|said|says|say|asked|asks|mentioned|thinks?|thought|hopes?|hoped|maybe|perhaps|probably|wonder(?:ed)?|whoever|what|why|how)\b/i;
 
-function thirdPerson(text: string): Item | undefined {
+function thirdPerson(text: string, startsSentence: boolean): Item | undefined {
   for (const match of matchesAt(NAMED_WILL, text)) {
     if (NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index)) || isQuestion(text)) return undefined;
-    const owner = nameIn(match[1], { loose: false, initial: match.index === 0, capitalised: true });
+    const owner = nameIn(match[1], { loose: false, initial: startsSentence && match.index === 0, capitalised: true });
     if (owner) return taskItem(owner, match[2]);
   }
   const role = ROLE_WILL.exec(text);
@@ -297,7 +300,7 @@ function isTask(task: string, options: { noun?: boolean } = {}): boolean {
   return rest.some((word) => !EMPTY_WORDS.has(word) && !/^\d+$/.test(word));
 }
 
-const DEADLINE = /\b(?:by (?:the )?(?:end of (?:the )?(?:day|week|month|year|quarter)|[\p{L}\d]+(?: [\p{L}\d]+)?)|this week|next week|today|tonight|tomorrow|(?:on|before|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b/iu;
+const DEADLINE = /\b(?:by (?:the )?(?:end of (?:the )?(?:day|week|month|year|quarter)|[\p{L}\d]+(?: [\p{L}\d]+)?)|this week|next week|today|tonight|tomorrow|(?:on|before|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:for|in|before) (?:january|february|march|april|may|june|july|august|september|october|november|december))\b/iu;
 
 function deadlineIn(text: string): string | undefined {
   return DEADLINE.exec(text)?.[0];
@@ -319,7 +322,8 @@ function nameIn(span: string, options: { loose: boolean; initial?: boolean; capi
     (options.loose ? isLooseName(personal[0]) : isStrictName(personal[0], initial)) ||
     (options.capitalised === true && !initial && isCapitalisedName(personal[0]));
   if (!first) return undefined;
-  if (personal[1] && !(/^\p{Lu}/u.test(personal[1]) && isStrictName(personal[1], false))) return undefined;
+  // A second word only as a capitalised surname ("Linda Park"): "park" alone is a verb to the lexicon.
+  if (personal[1] && !isCapitalisedName(personal[1])) return undefined;
   return displayName(`${title}${personal.join(' ')}`.replace(/'s$/i, ''));
 }
 
