@@ -290,7 +290,7 @@ function cleanTask(raw: string): string {
 function isTask(task: string, options: { noun?: boolean } = {}): boolean {
   const words = task.toLowerCase().match(/[\p{L}\p{N}'-]+/gu) ?? [];
   if (words.length < 2 || HEDGE.test(task)) return false;
-  const head = words[0];
+  const head = words[0] ?? '';
   if (!options.noun) {
     if (head === 'have' && words[1] === 'a' && words[2] === 'look') return words.slice(3).some((w) => !EMPTY_WORDS.has(w));
     if (NOT_TASK_HEADS.has(head)) return false;
