@@ -45,3 +45,20 @@ const line = (name: string, s: CorpusScore) =>
 for (const set of sets) line(set, total(scores.filter((m) => m.set === set)));
 if (sets.length > 1) line('all', total(scores));
 console.log(`(${scores.length} meetings analysed in ${elapsedMs.toFixed(0)} ms)`);
+
+// Speed on a long meeting: every corpus segment, repeated, one after the other (about an hour of speech at 150
+// words a minute), as segments and as one unpunctuated text without segments (the worst case for clause splitting).
+const corpus = loadCorpus();
+const segments = Array.from({ length: 3 }, () => corpus.flatMap((meeting) => meeting.segments)).flat();
+const words = segments.reduce((sum, segment) => sum + segment.text.split(/\s+/).length, 0);
+for (const [label, input] of [
+  ['segments', { text: segments.map((s) => s.text).join(' '), segments }],
+  ['one unpunctuated text', { text: segments.map((s) => s.text.replace(/[.,!?;]/g, '').toLowerCase()).join(' '), segments: [] }],
+] as const) {
+  const start = performance.now();
+  const result = analyzeTranscript(input);
+  console.log(
+    `long meeting (${segments.length} segments, ${words} words) as ${label}: ${(performance.now() - start).toFixed(0)} ms, ` +
+      `${result.actionItems.length} items`,
+  );
+}

@@ -28,8 +28,21 @@ export function splitClauses(text: string): string[] {
   return text
     .replace(/\s+/g, ' ')
     .split(/(?<=[.!?;])\s+/)
+    .flatMap(chunks)
     .map((clause) => clause.trim())
     .filter((clause) => /\p{L}/u.test(clause));
+}
+
+/** Longer than anyone says in one breath: unpunctuated text without segments. */
+const MAX_CLAUSE_WORDS = 60;
+
+/** A clause of more than MAX_CLAUSE_WORDS words in pieces of that size, so the rules' cost stays linear in the text. */
+function chunks(clause: string): string[] {
+  const words = clause.split(' ');
+  if (words.length <= MAX_CLAUSE_WORDS) return [clause];
+  const pieces: string[] = [];
+  for (let at = 0; at < words.length; at += MAX_CLAUSE_WORDS) pieces.push(words.slice(at, at + MAX_CLAUSE_WORDS).join(' '));
+  return pieces;
 }
 
 /** Words that open a clause without adding to it ("um ok so", "yeah", "and then"). */

@@ -5,6 +5,7 @@ import { postMeetingWorkflowId, transcriptionWorkflowId } from '../../../workflo
 import { createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
 import { freePort } from '../../helpers/free-port.ts';
 import { createRecordingStack, type RecordingStack } from '../../helpers/recording-stack.ts';
+import { asOwnerTask } from '../../helpers/scripted-items.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
 import { sample } from '../../helpers/prometheus.ts';
 import { listRunsUntil, scanHistories, type RunRef } from '../../helpers/history-scan.ts';
@@ -85,8 +86,8 @@ describe('recording → ingestion → transcript → summary → signed webhook'
     expect(body.transcript.segments).toHaveLength(script.segments.length);
     expect(typeof body.summary).toBe('string');
     expect(body.summary.length).toBeGreaterThan(20);
-    // The builtin analyser finds exactly the action items the script assigns.
-    expect([...body.action_items].sort()).toEqual([...script.actionItems].sort());
+    // The builtin analyser finds exactly the action items the script assigns, written "Owner: task".
+    expect([...body.action_items].sort()).toEqual(script.actionItems.map(asOwnerTask).sort());
     expect(body.errors ?? []).toEqual([]);
 
     // The presigned link serves the stored file.
