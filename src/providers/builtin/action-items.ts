@@ -213,6 +213,12 @@ function directive(text: string): Item | undefined {
 
 const NAMED_WILL = new RegExp(String.raw`${NAME}\s+(?:will|'ll|is going to|is gonna)\s+(.+)$`, 'iu');
 const ROLE_WILL = /\b(?:the|our)\s+((?:\p{L}+\s+)?\p{L}+)\s+(?:will|is going to)\s+(.+)$/iu;
+/** What someone outside the meeting's organisation will do is a prediction, not an item ("the vendor will …"). */
+const OUTSIDE_PARTIES = new Set(
+  `customer customers client clients vendor vendors supplier suppliers contractor contractors consultant consultants
+  provider providers partner partners agency operator landlord patient patients family buyer prospect auditor
+  auditors insurer regulator competitor competitors`.split(/\s+/),
+);
 /** Words before a commitment that make it something other than one: a condition, a report, a guess, a question. */
 const NOT_A_COMMITMENT_BEFORE = /\b(?:if|unless|whether|when|once|in case|said|says|say|asked|asks|mentioned|thinks?|thought|hopes?|hoped|maybe|perhaps|probably|wonder(?:ed)?|whoever|what|why|how)\b/i;
 
@@ -222,12 +228,13 @@ function thirdPerson(text: string, startsSentence: boolean): Item | undefined {
     const owner = nameIn(match[1], { loose: false, initial: startsSentence && match.index === 0, capitalised: true });
     if (owner) return taskItem(owner, match[2]);
   }
-  const role = ROLE_WILL.exec(text);
-  if (role && !NOT_A_COMMITMENT_BEFORE.test(text.slice(0, role.index)) && !isQuestion(text)) {
-    const words = role[1].split(/\s+/);
-    if (isRoleWord(words[words.length - 1])) {
-      const item = taskItem(null, role[2]);
-      if (item) return { owner: null, task: `${item.task} (the ${role[1].toLowerCase()})` };
+  const match = ROLE_WILL.exec(text);
+  if (match && !NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index)) && !isQuestion(text)) {
+    const words = match[1].split(/\s+/);
+    const role = words[words.length - 1].toLowerCase();
+    if (isRoleWord(role) && !OUTSIDE_PARTIES.has(role)) {
+      const item = taskItem(null, match[2]);
+      if (item) return { owner: null, task: `${item.task} (the ${match[1].toLowerCase()})` };
     }
   }
   return undefined;
@@ -251,11 +258,16 @@ function classAssignment(text: string): Item | undefined {
 
 // --- tasks -----------------------------------------------------------------------------------------------------------
 
-/** Heads that state no task: "I'll be honest", "I'll see", "I'll try", "can you hear me". */
+/**
+ * Heads that state no task: "I'll be honest", "I'll see", "I'll try", "can you hear me", and what is done in the
+ * meeting itself ("I'll start with the numbers", "I'll explain the process", "I'll share my screen").
+ */
 const NOT_TASK_HEADS = new Set(
   `be see think try guess need hope have let keep wait say tell admit lie stop go come want like know remember forget
-  mention hear bet figure probably likely maybe perhaps possibly hopefully not never is are was were`.split(/\s+/),
+  mention hear bet figure probably likely maybe perhaps possibly hopefully not never is are was were start begin
+  continue explain recap summarise summarize walk grab join hand mute unmute repeat introduce`.split(/\s+/),
 );
+const IN_MEETING = /^share (?:my|the|your|his|her) screen\b/i;
 const HEDGE = /\b(?:probably|maybe|might|perhaps|possibly|hopefully|not sure)\b/i;
 /** Words that carry no task: pronouns, determiners, prepositions, time words ("do that this week" has none). */
 const EMPTY_WORDS = new Set(
@@ -264,7 +276,7 @@ const EMPTY_WORDS = new Set(
   each every today tonight tomorrow week weekend month year next last morning afternoon evening day days end soon
   later now asap first time again also just too well please thanks ok okay right done monday tuesday wednesday
   thursday friday saturday sunday january february march april may june july august september october november
-  december lunch while bit`.split(/\s+/),
+  december lunch while bit care`.split(/\s+/),
 );
 
 function taskItem(owner: string | null, raw: string, options: { noun?: boolean } = {}): Item | undefined {
@@ -293,7 +305,7 @@ function isTask(task: string, options: { noun?: boolean } = {}): boolean {
   const head = words[0] ?? '';
   if (!options.noun) {
     if (head === 'have' && words[1] === 'a' && words[2] === 'look') return words.slice(3).some((w) => !EMPTY_WORDS.has(w));
-    if (NOT_TASK_HEADS.has(head)) return false;
+    if (NOT_TASK_HEADS.has(head) || IN_MEETING.test(task)) return false;
   }
   // Something concrete after the verb: "do that this week" has nothing; "get two quotes" has.
   const rest = options.noun ? words : words.slice(1);

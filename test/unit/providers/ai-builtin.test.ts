@@ -118,6 +118,11 @@ test('distractors are left out: fillers, predictions, hedges, the past, conditio
         'Friday will be busy.',
         'We will see.',
         'you will get your badge on your first shift',
+        // What is done in the meeting itself, and what people outside it will do.
+        "I'll take care of it",
+        "I'll start with the numbers",
+        "I'll share my screen",
+        'the customer will send the PO next week',
       ),
     ),
   ).toEqual([]);
