@@ -155,7 +155,7 @@ function owns(text: string, startsSentence: boolean): Item | undefined {
 }
 
 const REQUEST = new RegExp(
-  String.raw`^(?:${NAME},?\s+)?(?:can|could|would|will)\s+(you|someone|somebody|anyone|anybody|staff|${W}(?:\s+${W})?)(?:\s+please)?,?\s+(.+)$`,
+  String.raw`^(?:${NAME},?\s+)?(?:can|could|would|will)\s+(you|someone|somebody|anyone|anybody|staff|${W}(?:\s+${W})??)(?:\s+please)?,?\s+(.+)$`,
   'iu',
 );
 const GROUP_REQUESTEE = /^(?:you|someone|somebody|anyone|anybody|staff)$/i;

@@ -70,6 +70,8 @@ test('a request is an item only when the next turn accepts it; the owner is the 
       ['speaker_1', "hmm I'm not sure I have time"],
       ['speaker_0', 'can you send me the questionnaire template'],
       ['speaker_2', 'sure, will do'],
+      ['speaker_0', 'could Sam draft the letter to the fire chief'],
+      ['speaker_1', 'yes'],
       ['speaker_0', 'could someone book the room for thursday'],
       ['speaker_1', 'can you hear me'],
       ['speaker_0', 'should we send them a case study?'],
@@ -81,6 +83,7 @@ test('a request is an item only when the next turn accepts it; the owner is the 
     'Kenji: add an expiry alert to the dashboard this week',
     // Greg introduced himself (speakers told apart), so the one who accepted has a name.
     'Greg: send me the questionnaire template',
+    'Sam: draft the letter to the fire chief',
   ]);
 });
 
