@@ -12,12 +12,39 @@ export interface Turn {
 export function turnsOf(input: { text: string; segments: ReadonlyArray<{ text: string; speaker: string | null }> }): Turn[] {
   const sources =
     input.segments.length > 0
-      ? input.segments
+      ? joinBrokenSentences(input.segments)
       : splitClauses(input.text).map((text) => ({ text, speaker: null as string | null }));
   return sources
     .map((source) => ({ speaker: source.speaker, clauses: splitClauses(source.text) }))
     .filter((turn) => turn.clauses.length > 0)
     .map((turn, index) => ({ ...turn, index }));
+}
+
+/**
+ * A recogniser that punctuates (most segments end a sentence) may still cut a sentence across segments at a pause:
+ * "Kenji, can you add an expiry alert" + "to the monitoring dashboard?". Such a segment (no end punctuation, the next
+ * by the same speaker starting in lower case, and with one label for everyone not an answer) is joined to the next.
+ * Without punctuation nothing tells, so nothing is joined.
+ */
+function joinBrokenSentences(
+  segments: ReadonlyArray<{ text: string; speaker: string | null }>,
+): Array<{ text: string; speaker: string | null }> {
+  const ends = (text: string) => /[.!?]["')\]]?\s*$/.test(text);
+  if (segments.filter((segment) => ends(segment.text)).length < segments.length / 2) return [...segments];
+  // With one label for everyone, "yes, I will." after a request is another voice, not the request going on.
+  const oneLabel = new Set(segments.map((segment) => segment.speaker)).size < 2;
+  const answer = /^\s*(?:yes|yeah|yep|yup|sure|ok|okay|no|nope|of course|will do|absolutely|right)\b/i;
+  const joined: Array<{ text: string; speaker: string | null }> = [];
+  for (const segment of segments) {
+    const last = joined[joined.length - 1];
+    const continues = /^\s*\p{Ll}/u.test(segment.text) && !(oneLabel && answer.test(segment.text));
+    if (last && last.speaker === segment.speaker && !ends(last.text) && continues) {
+      last.text = `${last.text.trimEnd()} ${segment.text.trimStart()}`;
+    } else {
+      joined.push({ text: segment.text, speaker: segment.speaker });
+    }
+  }
+  return joined;
 }
 
 /**

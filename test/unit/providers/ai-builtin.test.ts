@@ -87,6 +87,19 @@ test('a request is an item only when the next turn accepts it; the owner is the 
   ]);
 });
 
+test('a punctuated sentence cut across segments at a pause is read whole', () => {
+  expect(
+    itemsOf(
+      said([
+        ['A', 'So, Kenji, can you add an expiry alert'],
+        ['A', 'to the monitoring dashboard?'],
+        ['B', "Sure, I'll do that by Friday."],
+        ['A', 'Thanks.'],
+      ]),
+    ),
+  ).toEqual(['Kenji: add an expiry alert to the monitoring dashboard by Friday']);
+});
+
 test('"assign it to X" takes the task someone said has to be done', () => {
   expect(
     itemsOf(
