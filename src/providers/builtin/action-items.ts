@@ -82,9 +82,11 @@ const TODO_MARKER = /\b(?:to[- ]?do|todo)\s*:\s*(.+)$/iu;
 const OWNER_FIRST = new RegExp(String.raw`^${NAME}\s*(?:\bto\b|\bwill\b|\bshould\b|:|,|-)\s*(.+)$`, 'iu');
 
 function explicitMarker(text: string, speaker: string | null): Item | undefined {
-  const match = ACTION_MARKER.exec(text) ?? TODO_MARKER.exec(text);
-  if (!match) return undefined;
-  const [forWhom, rest] = match.length === 3 ? [match[1], match[2]] : [undefined, match[1]];
+  const marker = ACTION_MARKER.exec(text);
+  const todo = marker ? null : TODO_MARKER.exec(text);
+  const rest = marker?.[2] ?? todo?.[1];
+  if (rest === undefined) return undefined;
+  const forWhom: string | undefined = marker?.[1];
   const named = OWNER_FIRST.exec(rest);
   const namedOwner = named ? nameIn(named[1], { loose: false, initial: true }) : undefined;
   if (named && namedOwner) return taskItem(namedOwner, named[2]);
