@@ -132,7 +132,7 @@ test("the development media server's /v1/chat/completions answers in OpenAI's fo
   expect(body.choices[0].message.role).toBe('assistant');
   expect(JSON.parse(body.choices[0].message.content)).toEqual({
     summary: 'Bob will send the slides by Friday.',
-    action_items: ['Bob will send the slides by Friday.', 'Carol will book the room.'],
+    action_items: ['Bob: send the slides by Friday', 'Carol: book the room'],
   });
 
   const bad = await post({ model: 'dev/extractor' });
