@@ -8,7 +8,7 @@ import { loadCorpus, requestOf, scoreMeeting, total } from '../../helpers/analys
 /** Reached when the rules were written (BENCHMARKS.md), less a margin of 0.05; never below DECISIONS §9's bar. */
 const FLOOR = {
   all: { precision: 0.95, recall: 0.92, summaries: 27 },
-  'held-out': { precision: 0.9, recall: 0.85, summaries: 8 },
+  'held-out': { precision: 0.95, recall: 0.9, summaries: 8 },
 };
 
 const scores = loadCorpus().map((meeting) => scoreMeeting(meeting, analyzeTranscript(requestOf(meeting))));
