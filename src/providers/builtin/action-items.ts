@@ -5,9 +5,11 @@
 //   assignments            "assign the follow up call to Sam", "assign it to Nadia" (it = what "someone has to" do)
 //                          "let's have Dana look into …", "we agreed that Kim owns …"
 //   requests + acceptance  "Kenji can you add an alert" answered "sure" in the next turn → Kenji; unnamed → whoever
-//                          accepted, if the meeting names them; a request nobody accepts is no item
+//                          accepted, if the meeting names them; a request nobody accepts is no item; "who can
+//                          …?" + "I can" → whoever answered; "can you do the slides, Tom?" → Tom
 //   directives             "lisa please schedule a demo", "everyone please update your opportunities by thursday"
-//   third-person           "Mei will update the runbook" (a named person), "the clerk will mail the letter" (a role)
+//   third-person           "Mei will update the runbook", "Sarah's going to …" (a named person), "the clerk will
+//                          mail the letter" (a role; not an outside party: "the customer will …" is a prediction)
 //   first person           "I'll write the postmortem by thursday" → the speaker, when the meeting names them
 //   assignments to a class "for homework read pages …"
 // Left out: "I'll be honest/quick" (no task), predictions and hedges ("will probably", "might", "maybe"), conditions
@@ -160,20 +162,32 @@ const REQUEST = new RegExp(
   String.raw`^(?:${NAME},?\s+)?(?:can|could|would|will)\s+(you|someone|somebody|anyone|anybody|staff|${W}(?:\s+${W})??)(?:\s+please)?,?\s+(.+)$`,
   'iu',
 );
+/** "who can update the docs?" answered "I can": the one who answered. */
+const WHO_REQUEST = /^who(?:'s| is)? (?:can|could|will|wants to|would like to|is going to|going to|has time to)\s+(.+)$/iu;
 const GROUP_REQUESTEE = /^(?:you|someone|somebody|anyone|anybody|staff)$/i;
-const ACCEPT = /^(?:sure|yes|yeah|yep|yup|ok|okay|of course|absolutely|definitely|certainly|no problem|will do|on it|can do|happy to|i can|i will|i'll|i'm on it|got it|consider it done)\b/i;
+/** A name said after the request: "can you do the slides, Tom?". */
+const TRAILING_VOCATIVE = new RegExp(String.raw`,\s*${NAME}\s*$`, 'u');
+const ACCEPT = /^(?:sure|yes|yeah|yep|yup|ok|okay|of course|absolutely|definitely|certainly|no problem|will do|on it|can do|happy to|i can|i will|i'll|i'm on it|got it|consider it done|me)\b/i;
 const DECLINE = /\b(?:not sure|can't|cannot|no time|don't|won't|not this|but|probably|maybe)\b/i;
 
 /** "Kenji can you add an expiry alert …" + "sure" from the next speaker; the acceptance is not an item again. */
 function request(text: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
   if (at !== turn.clauses.length - 1) return undefined; // an answer answers the last thing said
-  const match = REQUEST.exec(text);
-  if (!match) return undefined;
-  const [, vocative, requestee, vp] = match;
-  const addressed = vocative === undefined ? null : nameIn(vocative, { loose: true, initial: true });
+  const who = WHO_REQUEST.exec(text);
+  const match = who ? null : REQUEST.exec(text);
+  if (!who && !match) return undefined;
+  const [vocative, requestee, asked] = match ? [match[1], match[2], match[3]] : [undefined, 'someone', who![1]];
+  let addressed = vocative === undefined ? null : (nameIn(vocative, { loose: true, initial: true }) ?? null);
   if (vocative !== undefined && !addressed) return undefined;
-  const requesteeName = GROUP_REQUESTEE.test(requestee) ? null : nameIn(requestee, { loose: true });
+  const requesteeName = GROUP_REQUESTEE.test(requestee) ? null : (nameIn(requestee, { loose: true }) ?? null);
   if (!GROUP_REQUESTEE.test(requestee) && !requesteeName) return undefined;
+  let vp = asked;
+  const trailing = TRAILING_VOCATIVE.exec(vp);
+  const trailingName = trailing ? nameIn(trailing[1], { loose: false, capitalised: true }) : undefined;
+  if (trailing && trailingName) {
+    addressed ??= trailingName;
+    vp = vp.slice(0, trailing.index);
+  }
   const answer = answerTo(turn, context);
   if (!answer) return undefined;
   const reply = stripLeadingNoise(answer.turn.clauses[0]);
@@ -213,7 +227,7 @@ function directive(text: string): Item | undefined {
   return owner ? taskItem(owner, match[3]) : undefined;
 }
 
-const NAMED_WILL = new RegExp(String.raw`${NAME}\s+(?:will|'ll|is going to|is gonna)\s+(.+)$`, 'iu');
+const NAMED_WILL = new RegExp(String.raw`${NAME}(?:\s+(?:will|is going to|is gonna)|'ll|'s going to|'s gonna)\s+(.+)$`, 'iu');
 const ROLE_WILL = /\b(?:the|our)\s+((?:\p{L}+\s+)?\p{L}+)\s+(?:will|is going to)\s+(.+)$/iu;
 /** What someone outside the meeting's organisation will do is a prediction, not an item ("the vendor will …"). */
 const OUTSIDE_PARTIES = new Set(

@@ -87,6 +87,31 @@ test('a request is an item only when the next turn accepts it; the owner is the 
   ]);
 });
 
+test('"who can …?" goes to whoever answers; a name after the request is the one asked; "Sarah\'s going to", "Jo\'ll"', () => {
+  expect(
+    itemsOf(
+      said([
+        ['speaker_1', "Hi, I'm Tom."],
+        ['speaker_0', 'Who wants to take the retro notes?'],
+        ['speaker_1', 'Me, I will.'],
+        ['speaker_0', 'Who can update the onboarding docs?'],
+        ['speaker_2', "I can, I'll do it tomorrow."],
+        ['speaker_0', 'Who can fix the build?'],
+        ['speaker_2', 'Not me.'],
+        ['speaker_0', 'Can you do the slides for the board, Ana?'],
+        ['speaker_2', 'Sure.'],
+        ['speaker_0', "Sarah's going to send the notes to the client. Jo'll book the venue for the offsite."],
+      ]),
+    ),
+  ).toEqual([
+    'Tom: take the retro notes',
+    'Update the onboarding docs tomorrow',
+    'Ana: do the slides for the board',
+    'Sarah: send the notes to the client',
+    'Jo: book the venue for the offsite',
+  ]);
+});
+
 test('a punctuated sentence cut across segments at a pause is read whole', () => {
   expect(
     itemsOf(
