@@ -340,7 +340,12 @@ export interface paths {
          *
          *     - `allowed_origins`: at most 20 entries, each an `http://` or `https://` origin; wildcards only as
          *       `http://localhost:*` or `http://127.0.0.1:*`.
-         *     - `transcription_language`: a BCP 47 tag supported by at least one configured provider.
+         *     - `transcription_language`: a BCP 47 tag supported by at least one configured provider; when a patch sets
+         *       it (or the transcription provider), by the tenant's chosen `post_meeting_webhook.transcription.provider`,
+         *       else by one of the providers this deployment can use (`GET /api/v1/transcription/providers`).
+         *     - `post_meeting_webhook.transcription.provider` and `post_meeting_webhook.ai.provider`, when a patch sets
+         *       them: a provider this deployment can serve for the tenant (configured, with a key where the vendor needs
+         *       one: the operator's or the tenant's own `api_key`). Otherwise the error names the field.
          *     - `post_meeting_webhook`: once merged it must have `enabled`, `url` and `secret`. `url` must be `https` and
          *       resolve to a public address when the deployment runs in production (no loopback, private, link-local or
          *       metadata addresses); `http` and loopback are accepted otherwise.

@@ -72,7 +72,12 @@ export interface ProvidersConfig {
     apiKey: string | undefined;
     /** `<vendor>/<model>` (DECISIONS §9). */
     model: string;
+    /** Time limit of one request with an empty prompt; the prompt adds `timeoutPer1kTokensMs` per 1,000 tokens. */
     timeoutMs: number;
+    /** Added to a request's time limit per 1,000 prompt tokens (a server on CPU reads ~60 tokens/s). */
+    timeoutPer1kTokensMs: number;
+    /** The model's context window in tokens: a transcript that does not fit is analysed in parts and merged. */
+    contextTokens: number;
   };
 }
 
@@ -152,7 +157,14 @@ export function loadConfig(env: Env = process.env): Config {
         baseUrl: read.url('AI_BASE_URL', 'https://api.openai.com/v1'),
         apiKey: read.optionalString('AI_API_KEY', 1),
         model: read.aiModel('AI_MODEL', 'openai/gpt-4o-mini'),
+        // The base time limit of one chat completion; the prompt's allowance below is added to it.
         timeoutMs: read.integer('AI_TIMEOUT_MS', 120_000, 1000, 3_600_000),
+        // 30 s per 1,000 prompt tokens: about twice what a self-hosted server on CPU needs to read them (~60 tokens/s).
+        timeoutPer1kTokensMs: read.integer('AI_TIMEOUT_PER_1K_TOKENS_MS', 30_000, 0, 600_000),
+        // Self-hosted servers often run with 8k tokens (llama.cpp `-c 8192`); hosted models take far more (gpt-4o-mini:
+        // 128000), and a larger value means fewer, better-informed parts. Too large is safe with llama.cpp (its refusal
+        // makes the parts smaller) but not with servers that silently drop the start of a long prompt.
+        contextTokens: read.integer('AI_CONTEXT_TOKENS', 8192, 2048, 10_000_000),
       },
       },
     metrics: {

@@ -4,7 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
-import { tenantTranscriptionKey, type ProviderRegistry } from '../providers/registry.ts';
+import { postMeetingTranscriptionProvider, type ProviderRegistry } from '../providers/registry.ts';
 import { PostMeetingResultSchema, type PostMeetingError } from '../modules/post-meeting/post-meeting-result.entity.ts';
 import { RecordingSchema } from '../modules/recordings/recording.entity.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
@@ -81,16 +81,13 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
         ]);
         return null;
       }
-      const own = config.post_meeting_webhook?.transcription;
-      // The tenant's provider when it is usable for the tenant (its own key counts), else the deployment's default.
-      const provider = own?.provider && providers.transcription.isUsable(own.provider, { tenantKey: tenantTranscriptionKey(own, own.provider) })
-        ? own.provider
-        : providers.transcription.defaultId;
-      if (!provider) {
-        await appendErrors(em, recordingId, [{ field: 'transcript', code: 'transcription_failed', message: 'no transcription provider is configured' }]);
+      // The tenant's provider (its own key counts), else the deployment's default; never another (DECISIONS §9).
+      const choice = postMeetingTranscriptionProvider(providers, config.post_meeting_webhook?.transcription);
+      if ('failure' in choice) {
+        await appendErrors(em, recordingId, [{ field: 'transcript', code: 'transcription_failed', message: choice.failure }]);
         return null;
       }
-      const transcript = createPendingTranscript(em, recording, 'post_meeting', provider);
+      const transcript = createPendingTranscript(em, recording, 'post_meeting', choice.provider);
       row.transcript = transcript;
       await em.flush();
       return { transcriptId: transcript.id };

@@ -1,22 +1,65 @@
 // The `openai-compatible` AI analyser (DECISIONS §9): `POST {base}/chat/completions` asking for a JSON object
-// `{summary, action_items}` (`response_format: {type: "json_object"}`). The model is the tenant's `<vendor>/<model>`
-// when given, else the operator's (AI_MODEL); the tenant's key replaces the operator's. Any server speaking OpenAI's
-// chat completions works (OpenAI, OpenRouter, LiteLLM, vLLM, the development media server).
+// `{summary, action_items}`. The model is the tenant's `<vendor>/<model>` when given, else the operator's (AI_MODEL);
+// the tenant's key replaces the operator's. Any server speaking OpenAI's chat completions works: OpenAI, routers
+// (OpenRouter, LiteLLM), vLLM, and self-hosted servers such as llama.cpp's, which differ (DECISIONS §9 "Self-hosted
+// LLMs"): some refuse `response_format` (asked again without it, remembered per base URL), they wrap JSON in fences or
+// prose (llm-answer.ts reads it), their context window may be 8k tokens (a transcript that does not fit is cut into
+// parts, each analysed alone, then merged; a llama.cpp `exceed_context_size_error` cuts smaller), and they read
+// prompts slowly (the time limit grows with the prompt).
 
 import type { ProvidersConfig } from '../config.ts';
-import { authKey, failureOf, needsKey, parseJson, send } from './http.ts';
+import { authKey, failureOf, needsKey, parseJson, send, type ProviderResponse } from './http.ts';
+import { cleanActionItems, insightsFrom, MAX_TEXT, messageContent, summaryFrom } from './llm-answer.ts';
+import { estimateTokens, takePart } from './transcript-parts.ts';
 import { ProviderError, type AiAnalyzer, type AnalysisRequest, type MeetingInsights } from './types.ts';
 
-/** Transcript text sent at most (about 50k tokens); a longer meeting is cut, keeping its start. */
-const MAX_TRANSCRIPT_CHARS = 200_000;
-const MAX_ACTION_ITEMS = 50;
-const MAX_TEXT = 10_000;
-
 export const SYSTEM_PROMPT =
-  'You summarise meeting transcripts. Answer with one JSON object and nothing else: ' +
-  '{"summary": "<a few sentences on what the meeting decided and discussed>", ' +
-  '"action_items": ["<one sentence per task: who does what, by when if said>"]}. ' +
-  'Use the language of the transcript. Use an empty list when nobody took on a task.';
+  'You read the transcript of a meeting and answer with one JSON object and nothing else:\n' +
+  '{"summary": "<1 to 3 sentences: the topics discussed and what was decided>", ' +
+  '"action_items": ["<Owner: task by deadline>"]}\n' +
+  'An action item is a task someone took on in the meeting: a promise ("I will send it"), an assignment ("Dana, ' +
+  'please look into it"), or a request the person asked accepted. Questions, ideas, things already done and what ' +
+  'people outside the meeting will do are not action items. Write each as "Owner: task by deadline"; the owner is ' +
+  'the name the meeting gives that person; leave out "Owner: " when the meeting names no one and " by deadline" when ' +
+  'no deadline was said. Each line starts with the speech recogniser\'s label of the speaker (such as speaker_0 or ' +
+  'A): that label is not a name, never use it as an owner. When nobody took on a task, action_items is []; never ' +
+  'write an item saying there is nothing to do. Use the language of the transcript.';
+
+export const MERGE_PROMPT =
+  'You combine the summaries of consecutive parts of one meeting into one summary of the whole meeting. Answer with ' +
+  'one JSON object and nothing else: {"summary": "<1 to 3 sentences: the topics discussed and what was decided>"}. ' +
+  'Use the language of the summaries.';
+
+/** Tokens kept free in the context window for the model's answer (a summary and up to 50 items). */
+const ANSWER_TOKENS = 1024;
+/** A chat template's tokens around each message (role markers, separators), generously. */
+const MESSAGE_OVERHEAD_TOKENS = 16;
+/** Below this many tokens of transcript per part, cutting smaller will not help: the server's context is too small. */
+const MIN_PART_TOKENS = 256;
+/** A meeting needing more parts than this (about 7 hours of speech at 8k tokens) is analysed up to there. */
+const MAX_PARTS = 24;
+/** A server that answers "too long" is asked with parts this much smaller when it does not say by how much. */
+const SHRINK_WITHOUT_NUMBERS = 0.5;
+
+/** Base URLs known to refuse `response_format`, for the life of the process (DECISIONS §9). */
+const withoutResponseFormat = new Set<string>();
+
+interface Call {
+  key: string | undefined;
+  model: string;
+  signal?: AbortSignal;
+}
+
+/** A prompt over the server's context window; llama.cpp says by how much (`n_prompt_tokens`, `n_ctx`). */
+class ContextExceeded extends Error {
+  readonly promptTokens: number | undefined;
+  readonly contextTokens: number | undefined;
+  constructor(message: string, numbers: { promptTokens?: number; contextTokens?: number }) {
+    super(message);
+    this.promptTokens = numbers.promptTokens;
+    this.contextTokens = numbers.contextTokens;
+  }
+}
 
 export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
   readonly id = 'openai-compatible';
@@ -31,33 +74,102 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
     if (!key && needsKey(this.#config.baseUrl)) {
       throw new ProviderError(`${this.id}: no API key (set AI_API_KEY, or the tenant's own key)`, { retryable: false });
     }
+    const call: Call = { key, model: this.#modelFor(request.model ?? this.#config.model), signal: request.signal };
+    const results = await this.#analyseInParts(transcriptLines(request), request.language, call);
+    if (results.length === 1) return results[0];
+    return {
+      summary: await this.#mergedSummary(results.map((r) => r.summary).filter(Boolean), call),
+      actionItems: cleanActionItems(results.flatMap((r) => r.actionItems)),
+    };
+  }
+
+  /**
+   * The transcript in as few parts as fit the context window (one when it fits), each analysed alone, in order. A
+   * server that refuses a part as too long makes every part from there on smaller, by the server's own numbers when
+   * it gives them.
+   */
+  async #analyseInParts(lines: string[], language: string | null, call: Call): Promise<MeetingInsights[]> {
+    const fixed = estimateTokens(SYSTEM_PROMPT) + 2 * MESSAGE_OVERHEAD_TOKENS + estimateTokens(promptHeader(language, 2));
+    let budget = this.#config.contextTokens - ANSWER_TOKENS - fixed;
+    const results: MeetingInsights[] = [];
+    let rest = lines;
+    do {
+      if (budget < MIN_PART_TOKENS) {
+        throw new ProviderError(
+          `${this.id}: the server's context window is too small for a transcript (AI_CONTEXT_TOKENS is ${this.#config.contextTokens})`,
+          { retryable: false },
+        );
+      }
+      const { part, rest: after } = takePart(rest, budget);
+      const whole = results.length === 0 && after.length === 0;
+      const user = `${promptHeader(language, whole ? undefined : results.length + 1)}${part.join('\n')}`;
+      try {
+        results.push(insightsFrom(this.id, await this.#complete(SYSTEM_PROMPT, user, call)));
+        rest = after;
+      } catch (err) {
+        if (!(err instanceof ContextExceeded)) throw err;
+        budget = smallerBudget({ budget, fixed, prompt: estimateTokens(SYSTEM_PROMPT) + estimateTokens(user) + 2 * MESSAGE_OVERHEAD_TOKENS }, err);
+      }
+    } while (rest.length > 0 && results.length < MAX_PARTS);
+    return results;
+  }
+
+  /**
+   * One short summary of the parts' summaries, by the model; its own parts' first sentences when the model's answer
+   * cannot be read (the action items are already complete, so a weak merge costs only the summary's polish).
+   */
+  async #mergedSummary(summaries: string[], call: Call): Promise<string> {
+    const fallback = summaries.map((s) => /^.*?[.!?](?=\s|$)/s.exec(s)?.[0] ?? s).join(' ').slice(0, MAX_TEXT);
+    const user = `Summaries of the parts, in order:\n${summaries.map((s, i) => `${i + 1}. ${s}`).join('\n')}`;
+    try {
+      return summaryFrom(await this.#complete(MERGE_PROMPT, user, call)) ?? fallback;
+    } catch (err) {
+      if (err instanceof ContextExceeded || (err instanceof ProviderError && err.message.includes('unusable answer'))) return fallback;
+      throw err;
+    }
+  }
+
+  /** One chat completion: the message's text. `response_format` is left out for a server known to refuse it. */
+  async #complete(system: string, user: string, call: Call): Promise<string> {
+    const baseUrl = this.#config.baseUrl;
+    const promptTokens = estimateTokens(system) + estimateTokens(user) + 2 * MESSAGE_OVERHEAD_TOKENS;
+    let answer = await this.#post(system, user, call, !withoutResponseFormat.has(baseUrl), promptTokens);
+    if (!withoutResponseFormat.has(baseUrl) && refusesResponseFormat(answer)) {
+      withoutResponseFormat.add(baseUrl);
+      answer = await this.#post(system, user, call, false, promptTokens);
+    }
+    const exceeded = contextExceeded(answer);
+    if (exceeded) throw exceeded;
+    if (answer.status < 200 || answer.status >= 300) throw failureOf(this.id, answer, call.key);
+    return messageContent(this.id, parseJson(this.id, answer.body));
+  }
+
+  #post(system: string, user: string, call: Call, jsonObject: boolean, promptTokens: number): Promise<ProviderResponse> {
     const body = Buffer.from(
       JSON.stringify({
-        model: this.#modelFor(request.model ?? this.#config.model),
+        model: call.model,
         temperature: 0,
-        response_format: { type: 'json_object' },
+        ...(jsonObject ? { response_format: { type: 'json_object' } } : {}),
         messages: [
-          { role: 'system', content: SYSTEM_PROMPT },
-          { role: 'user', content: transcriptForPrompt(request) },
+          { role: 'system', content: system },
+          { role: 'user', content: user },
         ],
       }),
       'utf8',
     );
-    const answer = await send({
+    return send({
       provider: this.id,
       url: `${this.#config.baseUrl}/chat/completions`,
       headers: {
         'content-type': 'application/json',
         'content-length': body.length,
         accept: 'application/json',
-        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(call.key ? { authorization: `Bearer ${call.key}` } : {}),
       },
       body,
-      timeoutMs: this.#config.timeoutMs,
-      signal: request.signal,
+      timeoutMs: requestTimeoutMs(this.#config, promptTokens),
+      signal: call.signal,
     });
-    if (answer.status < 200 || answer.status >= 300) throw failureOf(this.id, answer, key);
-    return insightsOf(this.id, parseJson(this.id, answer.body));
   }
 
   /**
@@ -71,45 +183,65 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
   }
 }
 
-function transcriptForPrompt(request: AnalysisRequest): string {
-  const lines =
-    request.segments.length > 0
-      ? request.segments.map((segment) => (segment.speaker ? `${segment.speaker}: ${segment.text}` : segment.text)).join('\n')
-      : request.text;
-  const language = request.language ? `Language: ${request.language}\n` : '';
-  return `${language}Transcript:\n${lines.slice(0, MAX_TRANSCRIPT_CHARS)}`;
+/**
+ * The time limit of one request: AI_TIMEOUT_MS, plus AI_TIMEOUT_PER_1K_TOKENS_MS for every thousand (estimated)
+ * prompt tokens, since a server on CPU reads a prompt at tens of tokens a second before it writes a word.
+ */
+export function requestTimeoutMs(config: Pick<ProvidersConfig['ai'], 'timeoutMs' | 'timeoutPer1kTokensMs'>, promptTokens: number): number {
+  return config.timeoutMs + Math.ceil(promptTokens / 1000) * config.timeoutPer1kTokensMs;
 }
 
-/** Reads `choices[0].message.content` as `{summary, action_items}`; anything else is a final failure. */
-export function insightsOf(provider: string, parsed: unknown): MeetingInsights {
-  const malformed = (why: string) =>
-    new ProviderError(`${provider} gave an unusable answer: ${why}`, { retryable: false });
-  const content = (parsed as { choices?: Array<{ message?: { content?: unknown } }> })?.choices?.[0]?.message?.content;
-  if (typeof content !== 'string') throw malformed('no choices[0].message.content');
-  let json: unknown;
-  try {
-    // Some models wrap JSON in a Markdown fence despite json_object.
-    json = JSON.parse(content.replace(/^\s*```(?:json)?\s*|\s*```\s*$/g, ''));
-  } catch {
-    throw malformed(`the message is not JSON: ${content.slice(0, 200)}`);
+/** "speaker: text" lines, one per segment (speakers help attribute action items); the plain text when no segments. */
+function transcriptLines(request: AnalysisRequest): string[] {
+  if (request.segments.length > 0) {
+    return request.segments.map((segment) => (segment.speaker ? `${segment.speaker}: ${segment.text}` : segment.text)).filter((l) => l.trim());
   }
-  const { summary, action_items: items } = (json ?? {}) as { summary?: unknown; action_items?: unknown };
-  if (typeof summary !== 'string') throw malformed('"summary" is not a string');
-  if (!Array.isArray(items)) throw malformed('"action_items" is not a list');
-  const actionItems = items.map((item) => {
-    // Models sometimes answer objects ({task, owner, due}); keep their text.
-    if (typeof item === 'string') return item.trim();
-    if (item && typeof item === 'object') {
-      const value = item as Record<string, unknown>;
-      const text = value.text ?? value.task ?? value.description ?? value.item;
-      if (typeof text === 'string') {
-        return typeof value.owner === 'string' && !text.includes(value.owner) ? `${value.owner}: ${text.trim()}` : text.trim();
-      }
-    }
-    throw malformed('an action item is neither text nor an object with text');
-  });
-  return {
-    summary: summary.trim().slice(0, MAX_TEXT),
-    actionItems: actionItems.filter(Boolean).slice(0, MAX_ACTION_ITEMS).map((item) => item.slice(0, MAX_TEXT)),
-  };
+  return request.text.split('\n').filter((line) => line.trim());
+}
+
+/** What precedes the transcript in the user message; `part` numbers a part of a meeting cut in several. */
+function promptHeader(language: string | null, part?: number): string {
+  const languageLine = language ? `Language: ${language}\n` : '';
+  const partLine = part === undefined ? '' : `Part ${part} of a longer meeting; earlier and later parts are read separately.\n`;
+  return `${languageLine}${partLine}Transcript:\n`;
+}
+
+/**
+ * The transcript budget for the next parts after a refusal. With the server's numbers: the prompt it counted against
+ * our estimate of it gives its tokens per estimated token, and the next part is sized so that the whole prompt plus
+ * room for the answer fits its `n_ctx`. Without them: half. Always smaller than before.
+ */
+function smallerBudget(sizes: { budget: number; fixed: number; prompt: number }, exceeded: ContextExceeded): number {
+  const { promptTokens, contextTokens } = exceeded;
+  let next = Math.floor(sizes.budget * SHRINK_WITHOUT_NUMBERS);
+  if (promptTokens && contextTokens && sizes.prompt > 0) {
+    const realPerEstimated = promptTokens / sizes.prompt;
+    next = Math.floor((contextTokens - ANSWER_TOKENS) / realPerEstimated - sizes.fixed);
+  }
+  return Math.min(next, Math.floor(sizes.budget * 0.9));
+}
+
+/** 400/422 that is about `response_format` (the server does not know the field or the `json_object` type). */
+function refusesResponseFormat(answer: ProviderResponse): boolean {
+  return (answer.status === 400 || answer.status === 422) && /response_format|json_object|response format/i.test(answer.body);
+}
+
+/**
+ * The server's "prompt too long": llama.cpp's 400 `exceed_context_size_error` (with `n_prompt_tokens` and `n_ctx`),
+ * and OpenAI's or vLLM's `context_length_exceeded` / "maximum context length" wording.
+ */
+function contextExceeded(answer: ProviderResponse): ContextExceeded | undefined {
+  if (answer.status !== 400 && answer.status !== 413) return undefined;
+  if (!/exceed_context_size_error|exceeds the available context size|context_length_exceeded|maximum context length/i.test(answer.body)) {
+    return undefined;
+  }
+  let error: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(answer.body) as { error?: unknown };
+    if (parsed.error && typeof parsed.error === 'object') error = parsed.error as Record<string, unknown>;
+  } catch {
+    // A plain-text body: no numbers.
+  }
+  const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+  return new ContextExceeded(answer.body.slice(0, 200), { promptTokens: number(error.n_prompt_tokens), contextTokens: number(error.n_ctx) });
 }

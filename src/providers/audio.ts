@@ -22,17 +22,24 @@ const PCM_HEADER_BYTES = 44;
 const WAV_PCM = 1;
 
 /**
- * The uploads a request needs under `maxBytes`: the file as it is when it fits; else the sample data of a PCM WAV
- * cut on sample boundaries, each part prefixed with its own 44-byte header and read as a byte range. Any other
- * format over the limit is a final failure naming the limit.
+ * The uploads a request needs so that each request's body stays within `limit.bodyBytes`: the file as it is when it
+ * fits; else the sample data of a PCM WAV cut on sample boundaries, each part prefixed with its own 44-byte header
+ * and read as a byte range. `limit.envelopeBytes` is what the request adds around the file (a multipart body's
+ * fields and boundaries): a provider's limit is on the whole body (OpenAI: 25 MiB), not the file part (DECISIONS §9
+ * "Limits of real providers"). Any other format over the limit is a final failure naming the limit.
  */
-export async function audioParts(request: TranscriptionRequest, maxBytes: number, provider: string): Promise<AudioPart[]> {
+export async function audioParts(
+  request: TranscriptionRequest,
+  limit: { bodyBytes: number; envelopeBytes?: number },
+  provider: string,
+): Promise<AudioPart[]> {
+  const maxBytes = limit.bodyBytes - (limit.envelopeBytes ?? 0);
   if (request.sizeBytes <= maxBytes) {
     return [{ open: () => request.open(), sizeBytes: request.sizeBytes, contentType: request.contentType, offsetSeconds: 0 }];
   }
   const tooLarge = (why: string) =>
     new ProviderError(
-      `recording is ${request.sizeBytes} bytes, over ${provider}'s upload limit of ${maxBytes} bytes, and cannot be split: ${why}`,
+      `recording is ${request.sizeBytes} bytes, over ${provider}'s upload limit of ${limit.bodyBytes} bytes, and cannot be split: ${why}`,
       { retryable: false },
     );
   const probe = await readPrefix(await request.open({ start: 0, end: Math.min(request.sizeBytes, HEADER_PROBE_BYTES) }));

@@ -32,7 +32,7 @@ export class DeepgramProvider implements TranscriptionProvider {
   }
 
   async transcribe(request: TranscriptionRequest): Promise<TranscriptionResult> {
-    const parts = await audioParts(request, this.#config.maxUploadBytes, this.id);
+    const parts = await audioParts(request, { bodyBytes: this.#config.maxUploadBytes }, this.id);
     return transcribeParts(request, parts, (part, onBytes) => this.#limit(() => this.#transcribePart(request, part, onBytes)));
   }
 

@@ -1,7 +1,9 @@
 // The `openai` transcription provider (DECISIONS §9): OpenAI's `POST {base}/audio/transcriptions` and the servers
 // that copy it (self-hosted Whisper servers, the development media server). The multipart body is written around
-// the audio stream, never buffered. Speakers come from `diarized_json`; a server that refuses that format (400/422)
-// is asked again with `verbose_json`, and remembered so it is not asked twice.
+// the audio stream, never buffered, and the whole body stays within OPENAI_MAX_UPLOAD_BYTES (OpenAI's limit is on
+// the request, 25 MiB: the file part alone must leave room for the fields). Speakers come from `diarized_json`; a
+// server that refuses that format (a 400/422 about `response_format`) is asked again with `verbose_json`, and
+// remembered so it is not asked twice; any other error is the reason (DECISIONS §9 "Limits of real providers").
 
 import { randomBytes } from 'node:crypto';
 import type { TranscriptionVendorConfig } from '../config.ts';
@@ -38,7 +40,7 @@ export class OpenAiTranscriptionProvider implements TranscriptionProvider {
   }
 
   async transcribe(request: TranscriptionRequest): Promise<TranscriptionResult> {
-    const parts = await audioParts(request, this.#config.maxUploadBytes, this.id);
+    const parts = await audioParts(request, { bodyBytes: this.#config.maxUploadBytes, envelopeBytes: this.#envelopeBytes(request) }, this.id);
     const result = await transcribeParts(request, parts, (part, onBytes) =>
       this.#limit(() => this.#transcribePart(request, part, onBytes)),
     );
@@ -53,7 +55,7 @@ export class OpenAiTranscriptionProvider implements TranscriptionProvider {
     const baseUrl = this.#config.baseUrl;
     if (!verboseOnly.has(baseUrl)) {
       const answer = await this.#post(request, part, 'diarized_json', onBytes);
-      if (answer.status !== 400 && answer.status !== 422) return this.#read(request, answer, 'diarized_json');
+      if (!refusesFormat(answer)) return this.#read(request, answer, 'diarized_json');
     }
     const answer = await this.#post(request, part, 'verbose_json', onBytes);
     const result = this.#read(request, answer, 'verbose_json');
@@ -61,7 +63,8 @@ export class OpenAiTranscriptionProvider implements TranscriptionProvider {
     return result;
   }
 
-  async #post(request: TranscriptionRequest, part: AudioPart, format: ResponseFormat, onBytes: (n: number) => void) {
+  /** The form fields sent with the file. */
+  #fields(request: TranscriptionRequest, format: ResponseFormat): Array<[string, string]> {
     const fields: Array<[string, string]> = [
       ['model', this.#config.model],
       ['response_format', format],
@@ -73,6 +76,26 @@ export class OpenAiTranscriptionProvider implements TranscriptionProvider {
     // Keywords steer the model as a prompt; OpenAI's diarizing model takes no prompt, so they cannot reach it.
     const prompt = this.#config.model.includes('diarize') ? undefined : keywordPrompt(request.keywords);
     if (prompt) fields.push(['prompt', prompt]);
+    return fields;
+  }
+
+  /**
+   * The most bytes a request of `request` carries besides the file: its fields, part headers and boundaries, for
+   * either format and for the file as it is or as a split WAV part (boundaries are always the same length).
+   */
+  #envelopeBytes(request: TranscriptionRequest): number {
+    let most = 0;
+    for (const format of ['diarized_json', 'verbose_json'] as const) {
+      for (const contentType of [request.contentType, 'audio/wav']) {
+        const body = multipart(this.#fields(request, format), { name: 'file', filename: filenameFor(contentType), contentType });
+        most = Math.max(most, body.head.length + body.tail.length);
+      }
+    }
+    return most;
+  }
+
+  async #post(request: TranscriptionRequest, part: AudioPart, format: ResponseFormat, onBytes: (n: number) => void) {
+    const fields = this.#fields(request, format);
     const body = multipart(fields, { name: 'file', filename: filenameFor(part.contentType), contentType: part.contentType });
     const audio = await part.open();
     const key = authKey(request.apiKey, this.#config.apiKey);
@@ -100,6 +123,15 @@ export class OpenAiTranscriptionProvider implements TranscriptionProvider {
     }
     return { language: request.language || languageOf(parsed), segments };
   }
+}
+
+/**
+ * A 400/422 that says the server does not take `diarized_json` (OpenAI's `{error: {param: "response_format"}}`,
+ * FastAPI's `{detail: [{loc: ["body", "response_format"]}]}`, or a message naming it). Any other 400/422 (a bad file,
+ * a wrong model) is the failure itself: asking again with another format would upload the audio twice for nothing.
+ */
+function refusesFormat(answer: ProviderResponse): boolean {
+  return (answer.status === 400 || answer.status === 422) && /response_format|diarized_json|response format/i.test(answer.body);
 }
 
 function segmentsOf(parsed: unknown, format: ResponseFormat): TranscriptSegmentOut[] | undefined {

@@ -14,9 +14,11 @@
 //   tenantTranscriptionKey(own, providerId): string | undefined   // the tenant's own key, if it is for that provider
 //     ai: {
 //       get(id): AiAnalyzer | undefined         // 'builtin' and 'openai-compatible' (fails clearly without a key)
+//       isUsable(id, { tenantKey? }): boolean   // builtin always; openai-compatible with a key where its host needs one
 //       defaultId: 'builtin' | 'openai-compatible'   // AI_DEFAULT_PROVIDER
 //     }
 //   }
+//   postMeetingTranscriptionProvider(registry, own): { provider } | { failure }   // the tenant's choice holds
 // Every adapter throws ProviderError (src/providers/types.ts) with `retryable` set; none touches the database or Temporal.
 
 import type { Config } from '../config.ts';
@@ -37,6 +39,7 @@ export interface ProviderRegistry {
   };
   ai: {
     get(id: string): AiAnalyzer | undefined;
+    isUsable(id: string, options?: { tenantKey?: string }): boolean;
     readonly defaultId: 'builtin' | 'openai-compatible';
   };
 }
@@ -54,6 +57,26 @@ export function tenantTranscriptionKey(
 ): string | undefined {
   if (!own?.api_key) return undefined;
   return !own.provider || own.provider === providerId ? own.api_key : undefined;
+}
+
+/**
+ * The transcription provider of a post-meeting run (DECISIONS §9 "The tenant's choice holds"): the tenant's
+ * `post_meeting_webhook.transcription.provider` when it chose one, else the deployment's default. A choice this
+ * deployment cannot serve (any more) is a failure naming it: the audio never goes to a provider the tenant did not
+ * choose.
+ */
+export function postMeetingTranscriptionProvider(
+  registry: Pick<ProviderRegistry, 'transcription'>,
+  own: { provider?: string; api_key?: string } | null | undefined,
+): { provider: string } | { failure: string } {
+  const { transcription } = registry;
+  if (own?.provider) {
+    if (transcription.isUsable(own.provider, { tenantKey: tenantTranscriptionKey(own, own.provider) })) return { provider: own.provider };
+    return {
+      failure: `the tenant's transcription provider "${own.provider}" (post_meeting_webhook.transcription.provider) is not usable on this deployment: not configured, or no API key for it`,
+    };
+  }
+  return transcription.defaultId ? { provider: transcription.defaultId } : { failure: 'no transcription provider is configured on this deployment' };
 }
 
 export function createProviderRegistry(config: Pick<Config, 'providers'>): ProviderRegistry {
@@ -95,6 +118,9 @@ export function createProviderRegistry(config: Pick<Config, 'providers'>): Provi
       // The openai-compatible analyser is offered even without an operator key when a tenant brings its own: the
       // adapter fails non-retryably, naming the provider, if neither key is there.
       get: (id) => (id === 'builtin' ? builtin : id === 'openai-compatible' ? openAiCompatible : undefined),
+      // Usable as the transcription providers are: a vendor's own service needs a key (the operator's or the tenant's).
+      isUsable: (id, options = {}) =>
+        id === 'builtin' || (id === 'openai-compatible' && (!needsKey(settings.ai.baseUrl) || Boolean(options.tenantKey ?? settings.ai.apiKey))),
       defaultId: settings.ai.defaultProvider,
     },
   };

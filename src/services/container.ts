@@ -73,10 +73,12 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
   const orchestrator = new TemporalRecordingOrchestrator(temporal.client, taskQueue, {
     ingestRetryWindowSeconds: config.ingestRetryWindowSeconds,
   });
+  const providers = createProviderRegistry(config);
   const tenants = new TenantService({
     secretBox: new SecretBox(config.secretsKey),
     production: config.nodeEnv === 'production',
     purger: new TemporalTenantPurger(temporal.client, taskQueue),
+    providers,
   });
   const sessions = new RealtimeRoomSessions({ bus: roomBus, timer: emptyRoomTimer });
   // Ending or deleting a room stops its recording (DECISIONS §6) through a workflow started in that transaction.
@@ -96,7 +98,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
     orchestrator,
     tenants,
     rooms,
-    providers: createProviderRegistry(config),
+    providers,
     async close() {
       await emptyRoomTimer.close();
       await temporal.close();

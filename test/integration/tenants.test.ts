@@ -4,7 +4,8 @@ import { ADMIN_KEY, createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  // A self-hosted Whisper server: usable without a key, so languages can be checked against a provider.
+  t = await createTestApp({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
 });
 afterAll(async () => {
   await t.close();

@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { ApiError, forbidden, notFound } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from '../../security/api-keys.ts';
+import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { TenantPurger } from '../../temporal/tenant-purger.ts';
 import { TenantSchema, type Tenant } from './tenant.entity.ts';
@@ -22,6 +23,8 @@ export interface TenantServiceDeps {
   secretBox: SecretBox;
   production: boolean;
   purger: TenantPurger;
+  /** Which transcription and AI providers a tenant may choose (DECISIONS §9). */
+  providers: Pick<ProviderRegistry, 'transcription' | 'ai'>;
 }
 
 /** Tenants: creation, the admin/tenant split on limits, config merge-patch, key rotation (DECISIONS §4–5). */
@@ -102,7 +105,7 @@ export class TenantService {
     const current = openConfig(tenant.config, this.deps.secretBox);
     // A secret left out of the patch keeps its value (merge patch), so clients never need to send it back.
     const merged = mergePatch<StoredTenantConfig>(current, patch);
-    const valid = await assertValidConfig(withDefaults(merged), { production: this.deps.production });
+    const valid = await assertValidConfig(withDefaults(merged), { production: this.deps.production, providers: this.deps.providers, patch });
     if (merged.transcription_language !== undefined) merged.transcription_language = valid.transcription_language;
     tenant.config = sealConfig(merged, this.deps.secretBox);
     tenant.updatedAt = new Date();

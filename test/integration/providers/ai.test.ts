@@ -21,6 +21,8 @@ const settings = (baseUrl: string, overrides: Partial<ProvidersConfig['ai']> = {
   apiKey: 'dev-ai-key-0001',
   model: 'openai/gpt-4o-mini',
   timeoutMs: 10_000,
+  timeoutPer1kTokensMs: 1000,
+  contextTokens: 128_000,
   ...overrides,
 });
 

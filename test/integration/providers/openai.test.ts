@@ -5,6 +5,7 @@ import type { TranscriptionVendorConfig } from '../../../src/config.ts';
 import { OpenAiTranscriptionProvider } from '../../../src/providers/openai.ts';
 import { ProviderError } from '../../../src/providers/types.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../../src/upstream/dev-media-server.ts';
+import { startBodyLimitProxy } from '../../helpers/body-limit-proxy.ts';
 import { devRecording, requestFor } from './audio-source.ts';
 
 const settings = (baseUrl: string, overrides: Partial<TranscriptionVendorConfig> = {}): TranscriptionVendorConfig => ({
@@ -94,7 +95,9 @@ test('a PCM WAV over the upload limit is split on sample boundaries, read by ran
     const result = await provider.transcribe(request);
 
     const uploads = small.transcriptionRequests;
-    const perPart = Math.floor((limit - 44) / 2) * 2;
+    // The samples a part carries: as many as fit once the WAV header and the multipart envelope are counted.
+    const perPart = uploads[0].fileBytes - 44;
+    expect(perPart).toBeLessThan(limit - 44 - 300);
     const dataBytes = 60 * 8000 * 2;
     const parts = Math.ceil(dataBytes / perPart);
     expect(uploads).toHaveLength(parts);
@@ -116,6 +119,54 @@ test('a PCM WAV over the upload limit is split on sample boundaries, read by ran
     expect(result.segments.at(-1)!.end).toBeCloseTo(60, 1);
   } finally {
     await small.stop();
+  }
+});
+
+test("the whole multipart body of every part stays within OPENAI_MAX_UPLOAD_BYTES (OpenAI's limit is on the request)", async () => {
+  const limit = 100_000;
+  const proxy = await startBodyLimitProxy({ target: media.url, maxBodyBytes: limit });
+  try {
+    const { bytes, script } = await devRecording(media, 'room-openai-body', 60);
+    // The longest prompt and a language: the fields take room too.
+    const keywords = Array.from({ length: 60 }, (_, i) => `keyword${i}`);
+    const provider = new OpenAiTranscriptionProvider(settings(proxy.url, { maxUploadBytes: limit }));
+
+    const result = await provider.transcribe(requestFor(bytes, { language: 'en-US', keywords }));
+
+    expect(proxy.requests.length).toBeGreaterThan(1);
+    expect(proxy.requests.every((r) => r.status === 200 && r.bytes <= limit)).toBe(true);
+    // Some parts fill the limit closely: the room left is the envelope, not a guess.
+    expect(Math.max(...proxy.requests.map((r) => r.bytes))).toBeGreaterThan(limit - 64);
+    expect(result.segments.length).toBeGreaterThan(0);
+    expect(script.segments.length).toBeGreaterThan(0);
+  } finally {
+    await proxy.stop();
+  }
+});
+
+test('a 400 that is not about response_format is the reason, after one upload (no verbose_json retry)', async () => {
+  const proxy = await startBodyLimitProxy({ target: media.url, maxBodyBytes: 25 * 1024 * 1024 });
+  try {
+    const { bytes } = await devRecording(media, 'room-openai-400', 10);
+    const provider = new OpenAiTranscriptionProvider(settings(proxy.url));
+    proxy.answerNext(400, {
+      error: { message: 'Audio file might be corrupted or unsupported', type: 'invalid_request_error', param: 'file', code: 'invalid_value' },
+    });
+    const failure = await provider.transcribe(requestFor(bytes)).catch((e: unknown) => e);
+    expect(failure).toMatchObject({
+      name: 'ProviderError',
+      retryable: false,
+      status: 400,
+      message: 'openai answered HTTP 400: Audio file might be corrupted or unsupported',
+    });
+    expect(proxy.requests).toEqual([{ bytes: expect.any(Number), status: 400 }]);
+
+    // The same server is still asked for diarized_json next time: nothing was remembered from that error.
+    const ok = await provider.transcribe(requestFor(bytes));
+    expect(ok.segments.length).toBeGreaterThan(0);
+    expect(proxy.requests.map((r) => r.status)).toEqual([400, 200]);
+  } finally {
+    await proxy.stop();
   }
 });
 

@@ -1,7 +1,7 @@
 // Which providers are usable, and the provider settings' defaults and validation (src/config.ts).
 import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { maskProfanity, iso639_1 } from '../../../src/providers/audio.ts';
-import { createProviderRegistry, tenantTranscriptionKey } from '../../../src/providers/registry.ts';
+import { createProviderRegistry, postMeetingTranscriptionProvider, tenantTranscriptionKey } from '../../../src/providers/registry.ts';
 
 const ids = (env: Record<string, string>) => createProviderRegistry(loadConfig(env)).transcription.list().map((p) => p.id);
 
@@ -65,4 +65,19 @@ test('what we apply where the vendor lacks it: profanity masking, ISO 639-1 lang
   expect(iso639_1('en-US')).toBe('en');
   expect(iso639_1('pt-BR')).toBe('pt');
   expect(iso639_1('de')).toBe('de');
+});
+
+test("the tenant's choice holds: its provider or a failure naming it, never the default instead (DECISIONS §9)", () => {
+  const registry = createProviderRegistry(loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }));
+  expect(postMeetingTranscriptionProvider(registry, undefined)).toEqual({ provider: 'openai' });
+  expect(postMeetingTranscriptionProvider(registry, { provider: 'deepgram', api_key: 'dg-tenant' })).toEqual({ provider: 'deepgram' });
+  const refused = postMeetingTranscriptionProvider(registry, { provider: 'deepgram' });
+  expect(refused).toEqual({ failure: expect.stringContaining('"deepgram"') });
+  expect(postMeetingTranscriptionProvider(createProviderRegistry(loadConfig({})), null)).toEqual({ failure: 'no transcription provider is configured on this deployment' });
+
+  expect(registry.ai.isUsable('builtin')).toBe(true);
+  expect(registry.ai.isUsable('openai-compatible')).toBe(false); // OpenAI's own service, no key
+  expect(registry.ai.isUsable('openai-compatible', { tenantKey: 'sk-tenant' })).toBe(true);
+  expect(createProviderRegistry(loadConfig({ AI_BASE_URL: 'http://127.0.0.1:8080/v1' })).ai.isUsable('openai-compatible')).toBe(true);
+  expect(registry.ai.isUsable('other')).toBe(false);
 });

@@ -1,0 +1,155 @@
+// Reading a language model's answer (DECISIONS §9 "Self-hosted LLMs"): models, small self-hosted ones above all,
+// wrap the JSON asked for in a code fence or in prose, answer action items as text or as objects, write "No new
+// tasks this week." as an item, or use the recogniser's speaker label as a name. This module turns such an answer
+// into clean insights; anything it cannot read is a final failure with the answer's first 200 characters.
+
+import { ProviderError, type MeetingInsights } from './types.ts';
+
+export const MAX_ACTION_ITEMS = 50;
+export const MAX_TEXT = 10_000;
+
+/** `choices[0].message.content` of an OpenAI-format chat completion. */
+export function messageContent(provider: string, parsed: unknown): string {
+  const content = (parsed as { choices?: Array<{ message?: { content?: unknown } }> })?.choices?.[0]?.message?.content;
+  if (typeof content !== 'string') throw unusable(provider, 'no choices[0].message.content');
+  return content;
+}
+
+/**
+ * The first balanced `{…}` in `text` that parses as JSON: the whole message, a fenced block, or an object with prose
+ * around it. Braces inside JSON strings are skipped, so `{"summary": "a {b}"}` is read whole.
+ */
+export function firstJsonObject(text: string): Record<string, unknown> | undefined {
+  for (let start = text.indexOf('{'); start !== -1; start = text.indexOf('{', start + 1)) {
+    const end = balancedEnd(text, start);
+    if (end === -1) return undefined;
+    try {
+      const value: unknown = JSON.parse(text.slice(start, end + 1));
+      if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    } catch {
+      // Not JSON after all (prose with braces): try the next opening brace.
+    }
+  }
+  return undefined;
+}
+
+/** Index of the `}` that closes the `{` at `start`, or -1 when the text ends first. */
+function balancedEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === '\\') i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') {
+      inString = true;
+    } else if (char === '{') {
+      depth++;
+    } else if (char === '}' && --depth === 0) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+/** `{summary, action_items}` from the message of a model; a message without it is a final failure. */
+export function insightsFrom(provider: string, content: string): MeetingInsights {
+  const json = firstJsonObject(content);
+  if (!json) throw unusable(provider, `the message is not JSON: ${content.slice(0, 200)}`);
+  const { summary, action_items: items } = json as { summary?: unknown; action_items?: unknown };
+  if (typeof summary !== 'string') throw unusable(provider, '"summary" is not a string');
+  if (!Array.isArray(items)) throw unusable(provider, '"action_items" is not a list');
+  const texts = items.map((item) => {
+    const text = actionItemText(item);
+    if (text === undefined) throw unusable(provider, 'an action item is neither text nor an object with text');
+    return text;
+  });
+  return { summary: summary.trim().slice(0, MAX_TEXT), actionItems: cleanActionItems(texts) };
+}
+
+/** The `summary` of a model's message, or undefined when there is none to read. */
+export function summaryFrom(content: string): string | undefined {
+  const summary = firstJsonObject(content)?.summary;
+  return typeof summary === 'string' && summary.trim() ? summary.trim().slice(0, MAX_TEXT) : undefined;
+}
+
+/**
+ * An item as "Owner: task by deadline" (DECISIONS §9). Models answer text, or objects such as `{owner, task, due}`;
+ * an object's owner and deadline are added unless its text already says them.
+ */
+function actionItemText(item: unknown): string | undefined {
+  if (typeof item === 'string') return item.trim();
+  if (!item || typeof item !== 'object') return undefined;
+  const value = item as Record<string, unknown>;
+  const text = [value.task, value.text, value.description, value.item, value.action].find((v) => typeof v === 'string') as string | undefined;
+  if (text === undefined) return undefined;
+  let out = text.trim();
+  const due = [value.due, value.deadline, value.due_date, value.by].find((v) => typeof v === 'string' && v.trim()) as string | undefined;
+  if (due && !out.toLowerCase().includes(due.trim().toLowerCase())) out = `${out.replace(/[.\s]+$/, '')} by ${due.trim()}`;
+  const owner = [value.owner, value.assignee, value.who].find((v) => typeof v === 'string' && v.trim()) as string | undefined;
+  if (owner && !out.toLowerCase().includes(owner.trim().toLowerCase())) out = `${owner.trim()}: ${out}`;
+  return out;
+}
+
+/** A recogniser's speaker label (`speaker_0`, `Speaker 2`, `spk_1`): never a person's name (DECISIONS §9). */
+const SPEAKER_LABEL = /^(?:speaker|spk)[ _-]?\d+$/i;
+/** An owner prefix: `Name: ` at the start of an item. */
+const OWNER_PREFIX = /^([^:\n]{1,60}):\s+/;
+/** Empty owners models write when the meeting names none. */
+const NO_OWNER = /^(?:null|none|n\/?a|unknown|unassigned|tbd|nobody|no one|someone|-)$/i;
+
+/**
+ * Items as a tenant may rely on them: no owner that is a speaker label or a placeholder, nothing that says there is
+ * nothing to do, no repeats (the parts of a long meeting often name the same task), at most MAX_ACTION_ITEMS.
+ */
+export function cleanActionItems(items: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const raw of items) {
+    const item = withoutFalseOwner(raw.trim().replace(/^(?:[-*•]\s+|\d{1,2}[.)]\s+)/, '')).slice(0, MAX_TEXT);
+    if (!item || saysNothingToDo(item)) continue;
+    const key = comparable(item);
+    if (!key || seen.has(key)) continue;
+    seen.add(key);
+    out.push(item);
+    if (out.length === MAX_ACTION_ITEMS) break;
+  }
+  return out;
+}
+
+function withoutFalseOwner(item: string): string {
+  const owner = OWNER_PREFIX.exec(item)?.[1].trim();
+  if (owner && (SPEAKER_LABEL.test(owner) || NO_OWNER.test(owner))) return item.slice(OWNER_PREFIX.exec(item)![0].length).trim();
+  return item;
+}
+
+const TASK_WORDS = '(?:action items?|actions?|tasks?|follow ?ups?|to ?dos?|items?|assignments?|commitments?|next steps?|open points?)';
+const QUALIFIER = '(?:new|further|other|open|specific|clear|concrete|additional|outstanding|pending)';
+const TAIL_WORDS =
+  '(?: (?:were|was|have|has|been|are|is|identified|assigned|mentioned|discussed|agreed|recorded|noted|raised|given|this|week|today|for|now|at|the|moment|time|from|meeting|in|yet|so|far|here|currently|right|on|call|session))*';
+/** "None", "N/A", "No new tasks this week", "There are no action items", "Nothing to do", after the owner. */
+const NOTHING_TO_DO = new RegExp(
+  `^(?:none(?: at this time| for now| this week| today)?|n a|na|nil|not applicable|nothing(?: (?:to do|to report|new|pending|assigned|else))?${TAIL_WORDS}` +
+    `|no(?: ${QUALIFIER})? ${TASK_WORDS}${TAIL_WORDS}` +
+    `|there (?:are|were|is|was) no(?: ${QUALIFIER})? ${TASK_WORDS}${TAIL_WORDS}` +
+    `|no ?one (?:took on|was assigned|volunteered for) (?:a|any) ${TASK_WORDS}${TAIL_WORDS}` +
+    `|nobody (?:took on|was assigned|volunteered for) (?:a|any) ${TASK_WORDS}${TAIL_WORDS})$`,
+);
+
+export function saysNothingToDo(item: string): boolean {
+  const text = comparable(item.replace(OWNER_PREFIX, ''));
+  return text === '' || NOTHING_TO_DO.test(text);
+}
+
+/** Lower case, letters and digits only, single spaces: how two wordings of one item are compared. */
+function comparable(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+function unusable(provider: string, why: string): ProviderError {
+  return new ProviderError(`${provider} gave an unusable answer: ${why}`, { retryable: false });
+}
