@@ -5,10 +5,12 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
 import { createCredentialResolver } from './auth/credentials.ts';
+import { AllowedOrigins } from './http/allowed-origins.ts';
 import { createAuthenticator } from './http/authenticate.ts';
+import { cors } from './http/cors.ts';
 import { errorMiddleware, routeNotFound } from './http/errors.ts';
 import { inputGuard } from './http/input-guard.ts';
-import { httpMethodSemantics, upgradeRequired } from './http/methods.ts';
+import { httpMethodSemantics, specPaths, upgradeRequired } from './http/methods.ts';
 import { tenantRateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-context.ts';
 import { requestLog } from './http/request-log.ts';
@@ -67,6 +69,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(httpMetrics());
   app.use((_req, _res, next) => RequestContext.create(orm.em, next));
   const operations = listOperations(loadOpenApi());
+  // CORS before anything can answer (DECISIONS §14): preflights, refusals and errors all carry its headers.
+  const origins = new AllowedOrigins({ orm, operatorPatterns: config.wsOriginPatterns, logger });
+  app.use(cors({ paths: specPaths(operations), origins }));
   // OPTIONS, HEAD and 405 + Allow for every path of the contract, before any parser or validator (RFC 9110).
   app.use(httpMethodSemantics(operations));
   // The provider's webhook is verified on its raw bytes before any parser or validator touches them.
@@ -99,7 +104,7 @@ export function createApp(deps: AppDeps): Express {
     ...systemRoutes({ checks: deps.readiness }),
     ...metricsRoutes({ token: config.metrics.token }),
     ...authRoutes({ auth: deps.auth, credentials, tokens: deps.tokens, em }),
-    ...tenantRoutes({ tenants: deps.tenants, em }),
+    ...tenantRoutes({ tenants: deps.tenants, em, originsChanged: () => origins.invalidate() }),
     ...roomRoutes({ rooms: deps.rooms, em }),
     ...recordingRoutes({ recordings: deps.recordings, em }),
     ...participantRoutes({ participants: deps.participants, em }),
