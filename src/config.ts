@@ -312,7 +312,7 @@ class Reader {
   /**
    * The HTTP server's timeouts: headers within 20 s (a client trickling its headers is cut off), the whole request
    * (bodies are at most 1 MiB) within 60 s, an idle keep-alive connection kept 5 s (Node's default; behind a load
-   * balancer, set it above the balancer's idle timeout), at most 100 header lines.
+   * balancer, set it above the balancer's idle timeout), at most 100 header lines (more: 400).
    */
   httpTimeouts(): Config['http'] {
     const headersTimeoutMs = this.integer('HTTP_HEADERS_TIMEOUT_MS', 20_000, 100, 600_000);

@@ -3,7 +3,7 @@
 //   worker  the Temporal worker that runs workflows/ and src/activities/
 // Any number of each may run against the same PostgreSQL, Temporal and S3.
 import type { Server } from 'node:http';
-import { createApp } from './app.ts';
+import { createApp, createAuthFailureLimiter } from './app.ts';
 import { createHttpServer } from './http/server.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -30,7 +30,8 @@ async function runApi(config: Config, logger: Logger, databaseUrl: string): Prom
   const services = await createServices(config, logger, databaseUrl);
   // An object store that is down at start-up is reported by /readyz rather than keeping the API down.
   await ensureBuckets(services.s3, config.s3).catch((err) => logger.error({ err: String(err) }, 'object store unreachable at start-up; buckets not checked'));
-  const server: Server = createHttpServer(createApp(services));
+  const authFailures = createAuthFailureLimiter(services);
+  const server: Server = createHttpServer(createApp({ ...services, authFailures }), config.http);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, resolve);
