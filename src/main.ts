@@ -36,15 +36,20 @@ async function runApi(config: Config, logger: Logger, databaseUrl: string): Prom
     server.once('error', reject);
     server.listen(config.port, resolve);
   });
-  const gateway = attachGateway(server, {
-    orm: services.orm,
-    tokens: services.tokens,
-    tenants: services.tenants,
-    wsOriginPatterns: config.wsOriginPatterns,
-    bus: services.roomBus,
-    timer: services.emptyRoomTimer,
-    logger,
-  });
+  const gateway = attachGateway(
+    server,
+    {
+      orm: services.orm,
+      tokens: services.tokens,
+      tenants: services.tenants,
+      wsOriginPatterns: config.wsOriginPatterns,
+      bus: services.roomBus,
+      timer: services.emptyRoomTimer,
+      logger,
+      authFailures,
+    },
+    { maxSocketsPerParticipant: config.ws.maxSocketsPerParticipant, upgradesPerAddressPerMinute: config.ws.upgradesPerAddressPerMinute },
+  );
   await services.roomBus.listen();
   logger.info({ port: config.port, url: config.publicBaseUrl }, 'Convene API listening');
   const stopServer: Stop = async () => {
