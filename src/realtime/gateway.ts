@@ -110,10 +110,16 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
     if (url.pathname !== WS_PATH) return refuse(socket, new ApiError('NOT_FOUND', 'Route not found'), requestId);
     if (closing) return refuse(socket, new ApiError('SERVICE_UNAVAILABLE', 'Shutting down'), requestId);
     const address = addressOf(req);
-    void admit(address).then((refusal) => {
-      if (refusal) refuse(socket, refusal, requestId);
-      else upgrade(req, socket, head, url, address, requestId);
-    });
+    admit(address).then(
+      (refusal) => {
+        if (refusal) refuse(socket, refusal, requestId);
+        else upgrade(req, socket, head, url, address, requestId);
+      },
+      (err: unknown) => {
+        deps.logger.error({ err }, 'WebSocket upgrade failed');
+        refuse(socket, new ApiError('INTERNAL_ERROR', 'Internal error'), requestId);
+      },
+    );
   };
   server.on('upgrade', onUpgrade);
 

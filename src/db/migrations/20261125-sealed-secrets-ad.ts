@@ -13,7 +13,7 @@ const NAME = '20261125-sealed-secrets-ad';
 // all or nothing.
 export class Migration20261125SealedSecretsAd extends Migration {
   override async up(): Promise<void> {
-    const tenants = (await this.execute(`select id, config from tenants where config ? 'post_meeting_webhook'`)) as Array<{ id: string; config: StoredTenantConfig }>;
+    const tenants = (await this.execute(`select id, config from tenants where config->'post_meeting_webhook' is not null`)) as Array<{ id: string; config: StoredTenantConfig }>;
     for (const tenant of tenants) {
       let changed = false;
       const config = mapConfigSecrets(tenant.config, (sealed, field) => {
