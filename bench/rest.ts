@@ -320,6 +320,7 @@ async function main(): Promise<void> {
         ADMIN_API_KEY: adminKey,
         // The limiter still counts every request in PostgreSQL; its default (1,200/min) would refuse the load itself.
         RATE_LIMIT_PER_MINUTE: '1000000',
+        AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
       },
       logFile: join(root, 'api.log'),
       stopSignal: 'SIGTERM',

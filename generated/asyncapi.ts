@@ -417,6 +417,7 @@ export const CloseCode = {
     PARTICIPANT_REMOVED: 4003,
     ROOM_ENDED: 4004,
     TOKEN_EXPIRED: 4005,
+    REPLACED_BY_NEWER_SOCKET: 4006,
 } as const;
 export type CloseCode = (typeof CloseCode)[keyof typeof CloseCode];
 

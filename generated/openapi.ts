@@ -2008,7 +2008,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description `RATE_LIMITED`: too many requests for this tenant; wait `Retry-After` seconds. */
+        /** @description `RATE_LIMITED`: too many requests for this tenant, or too many failed credentials from this client address; wait `Retry-After` seconds. */
         RateLimited: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2527,6 +2527,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4165,6 +4166,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

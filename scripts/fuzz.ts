@@ -44,6 +44,8 @@ async function main(extraArgs: string[]): Promise<number> {
     media: { port: mediaPort },
     env: {
       RATE_LIMIT_PER_MINUTE: '1000000',
+      // Schemathesis sends thousands of wrong credentials from loopback on purpose (DECISIONS §14's limit would stop it).
+      AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
       OPENAI_BASE_URL: `http://127.0.0.1:${mediaPort}/v1`,
       AI_BASE_URL: `http://127.0.0.1:${mediaPort}/v1`,
       OPENAI_TRANSCRIPTION_MODEL: 'whisper-1',

@@ -5,10 +5,14 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
 import { createCredentialResolver } from './auth/credentials.ts';
+import { AllowedOrigins } from './http/allowed-origins.ts';
+import { AuthFailureLimiter } from './http/address-limit.ts';
 import { createAuthenticator } from './http/authenticate.ts';
+import { compileTrustProxy } from './http/client-address.ts';
+import { cors } from './http/cors.ts';
 import { errorMiddleware, routeNotFound } from './http/errors.ts';
 import { inputGuard } from './http/input-guard.ts';
-import { httpMethodSemantics, upgradeRequired } from './http/methods.ts';
+import { httpMethodSemantics, specPaths, upgradeRequired } from './http/methods.ts';
 import { tenantRateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-context.ts';
 import { requestLog } from './http/request-log.ts';
@@ -48,6 +52,17 @@ export interface AppDeps {
   transcripts: TranscriptService;
   deliveries: DeliveryService;
   readiness: ReadinessChecks;
+  /** Failed credentials per client address (DECISIONS §14); main.ts shares one with the WebSocket gateway. */
+  authFailures?: AuthFailureLimiter;
+}
+
+/** The public operations that take a credential in their body: every call counts against the address's limit. */
+const PUBLIC_CREDENTIAL_OPERATIONS = new Set(['issueToken', 'refreshToken']);
+
+/** The limiter of failed credentials per client address, for createApp and the WebSocket gateway alike. */
+export function createAuthFailureLimiter(deps: Pick<AppDeps, 'config' | 'orm' | 'logger'>): AuthFailureLimiter {
+  const { config, orm, logger } = deps;
+  return new AuthFailureLimiter({ orm, logger, perMinute: config.authFailureLimitPerMinute, trust: compileTrustProxy(config.trustProxy) });
 }
 
 const UPSTREAM_WEBHOOK_PATH = '/api/v1/webhooks/upstream/recording-ready';
@@ -59,7 +74,9 @@ export function createApp(deps: AppDeps): Express {
   const em = () => orm.em;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // req.ip and the per-address limit agree on who the client is (TRUST_PROXY, src/http/client-address.ts).
+  app.set('trust proxy', compileTrustProxy(config.trustProxy));
+  const authFailures = deps.authFailures ?? createAuthFailureLimiter(deps);
   app.set('query parser', 'simple');
 
   app.use(requestId);
@@ -67,10 +84,18 @@ export function createApp(deps: AppDeps): Express {
   app.use(httpMetrics());
   app.use((_req, _res, next) => RequestContext.create(orm.em, next));
   const operations = listOperations(loadOpenApi());
+  // CORS before anything can answer (DECISIONS §14): preflights, refusals and errors all carry its headers.
+  const origins = new AllowedOrigins({ orm, operatorPatterns: config.wsOriginPatterns, logger });
+  app.use(cors({ paths: specPaths(operations), origins }));
   // OPTIONS, HEAD and 405 + Allow for every path of the contract, before any parser or validator (RFC 9110).
   app.use(httpMethodSemantics(operations));
-  // The provider's webhook is verified on its raw bytes before any parser or validator touches them.
-  app.use(UPSTREAM_WEBHOOK_PATH, ...upstreamSignatureGuard(config.upstream.webhookSecret));
+  // The token operations count per client address before their body is parsed or any credential looked up.
+  const publicCredentialPaths = operations.filter((op) => PUBLIC_CREDENTIAL_OPERATIONS.has(op.operationId)).map((op) => op.path);
+  app.use(publicCredentialPaths, authFailures.publicCall);
+  // The provider's webhook is verified on its raw bytes before any parser or validator touches them; a bad signature
+  // counts as a failed credential of the address.
+  const [rawBody, verifySignature] = upstreamSignatureGuard(config.upstream.webhookSecret);
+  app.use(UPSTREAM_WEBHOOK_PATH, authFailures.gate, rawBody, authFailures.countingFailures(verifySignature));
   app.use(
     express.json({
       limit: '1mb',
@@ -99,7 +124,7 @@ export function createApp(deps: AppDeps): Express {
     ...systemRoutes({ checks: deps.readiness }),
     ...metricsRoutes({ token: config.metrics.token }),
     ...authRoutes({ auth: deps.auth, credentials, tokens: deps.tokens, em }),
-    ...tenantRoutes({ tenants: deps.tenants, em }),
+    ...tenantRoutes({ tenants: deps.tenants, em, originsChanged: () => origins.invalidate() }),
     ...roomRoutes({ rooms: deps.rooms, em }),
     ...recordingRoutes({ recordings: deps.recordings, em }),
     ...participantRoutes({ participants: deps.participants, em }),
@@ -109,7 +134,8 @@ export function createApp(deps: AppDeps): Express {
   };
   const authenticate = createAuthenticator(credentials);
   const limit = tenantRateLimit(config.rateLimitPerMinute, orm);
-  bindOperations(app, operations, handlers, (access) => [authenticate(access), limit]);
+  // The address gate and failure count sit around authentication, before any credential is looked up (DECISIONS §14).
+  bindOperations(app, operations, handlers, (access) => [authFailures.gate, authFailures.countingFailures(authenticate(access)), limit]);
 
   app.use(routeNotFound);
   app.use(errorMiddleware(logger));

@@ -2,6 +2,7 @@
 // start-up; a variable that is set but invalid stops start-up with a message that names it.
 
 import { DEFAULT_TASK_QUEUE } from '../workflows/shared.ts';
+import { compileTrustProxy } from './http/client-address.ts';
 
 export type NodeEnv = 'development' | 'test' | 'production';
 
@@ -34,6 +35,21 @@ export interface Config {
   ingestRetryWindowSeconds: number;
   wsOriginPatterns: string[];
   rateLimitPerMinute: number;
+  /**
+   * Failed credentials and public token calls allowed per client address and minute, before authentication
+   * (DECISIONS §14; src/http/address-limit.ts). Loopback is not exempt.
+   */
+  authFailureLimitPerMinute: number;
+  /**
+   * Which proxies in front of the API are trusted to report the client's address (`X-Forwarded-For`): unset, none (the
+   * socket's peer is the client); a number of hops; or a comma list of addresses, CIDR ranges, `loopback`,
+   * `linklocal`, `uniquelocal` (src/http/client-address.ts).
+   */
+  trustProxy: string | undefined;
+  /** The HTTP server's limits (src/http/server.ts): slow or oversized requests are cut off. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxHeadersCount: number };
+  /** WebSocket caps (DECISIONS §11): sockets per participant (the oldest is replaced) and upgrades per address. */
+  ws: { maxSocketsPerParticipant: number; upgradesPerAddressPerMinute: number };
   tokens: { issuer: string; audience: string; tenantAccessTtl: number; participantTtl: number; refreshTtl: number };
   /** Validate every response against spec/openapi.yaml (on in tests; costs time in production). */
   validateResponses: boolean;
@@ -124,6 +140,13 @@ export function loadConfig(env: Env = process.env): Config {
     ingestRetryWindowSeconds: read.duration('INGEST_RETRY_WINDOW', 24 * 3600, 60, 30 * 24 * 3600),
     wsOriginPatterns: read.list('WS_ORIGIN_PATTERNS', ['http://localhost:*', 'http://127.0.0.1:*', 'https://localhost:*', 'https://127.0.0.1:*']),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
+    authFailureLimitPerMinute: read.integer('AUTH_FAILURE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+    trustProxy: read.trustProxy('TRUST_PROXY'),
+    http: read.httpTimeouts(),
+    ws: {
+      maxSocketsPerParticipant: read.integer('WS_MAX_SOCKETS_PER_PARTICIPANT', 5, 1, 100),
+      upgradesPerAddressPerMinute: read.integer('WS_UPGRADES_PER_ADDRESS_PER_MINUTE', 120, 1, 1_000_000),
+    },
     tokens: {
       issuer: read.string('JWT_ISSUER', 'convene'),
       audience: read.string('JWT_AUDIENCE', 'convene-api'),
@@ -284,6 +307,35 @@ class Reader {
     });
     if (delays.length < 1 || delays.length > 20) this.fail(name, 'must list 1 to 20 delays');
     return delays;
+  }
+
+  /** TRUST_PROXY: checked by compiling it as the server will. */
+  trustProxy(name: string): string | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    try {
+      compileTrustProxy(value);
+    } catch (err) {
+      this.fail(name, `${(err as Error).message}; use a hop count or addresses, CIDR ranges, loopback, linklocal, uniquelocal`);
+    }
+    return value;
+  }
+
+  /**
+   * The HTTP server's timeouts: headers within 20 s (a client trickling its headers is cut off), the whole request
+   * (bodies are at most 1 MiB) within 60 s, an idle keep-alive connection kept 5 s (Node's default; behind a load
+   * balancer, set it above the balancer's idle timeout), at most 100 header lines (more: 400).
+   */
+  httpTimeouts(): Config['http'] {
+    const headersTimeoutMs = this.integer('HTTP_HEADERS_TIMEOUT_MS', 20_000, 100, 600_000);
+    const requestTimeoutMs = this.integer('HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000);
+    if (headersTimeoutMs > requestTimeoutMs) this.fail('HTTP_HEADERS_TIMEOUT_MS', 'must not exceed HTTP_REQUEST_TIMEOUT_MS');
+    return {
+      headersTimeoutMs,
+      requestTimeoutMs,
+      keepAliveTimeoutMs: this.integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+      maxHeadersCount: this.integer('HTTP_MAX_HEADERS_COUNT', 100, 20, 2000),
+    };
   }
 
   secretsKey(name: string, fallback: string | undefined): string {

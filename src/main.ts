@@ -1,10 +1,14 @@
 // Convene's one entry point; the role is the first argument:
 //   api     the HTTP API (and, from the real-time issue on, the WebSocket gateway)
 //   worker  the Temporal worker that runs workflows/ and src/activities/
-// Any number of each may run against the same PostgreSQL, Temporal and S3.
+//   rotate-signing-key  an operator command: adds a JWT signing key and retires the expired ones, then exits
+// Any number of api and worker processes may run against the same PostgreSQL, Temporal and S3.
 import type { Server } from 'node:http';
-import { createApp } from './app.ts';
+import { createApp, createAuthFailureLimiter } from './app.ts';
+import { keyRotationPolicy, rotateSigningKey } from './db/signing-keys.ts';
+import { openDatabase } from './db/orm.ts';
 import { createHttpServer } from './http/server.ts';
+import { SecretBox } from './security/secret-box.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { attachGateway } from './realtime/gateway.ts';
@@ -23,27 +27,52 @@ async function main(role: string | undefined): Promise<void> {
 
   if (role === 'api') stops.unshift(...(await runApi(config, logger, databaseUrl)));
   else if (role === 'worker') stops.unshift(await runWorker(config, logger, databaseUrl));
-  else throw new Error(`Unknown role "${role ?? ''}": use "api" or "worker"`);
+  else if (role === 'rotate-signing-key') {
+    await rotateKeys(config, logger, databaseUrl);
+    await stopDatabase();
+    process.exit(0);
+  } else throw new Error(`Unknown role "${role ?? ''}": use "api", "worker" or "rotate-signing-key"`);
+}
+
+/**
+ * `rotate-signing-key` (docs/security.md): a new key that every instance loads within a minute and that signs from
+ * `signs_from` on; older keys keep verifying until their tokens' longest lifetime has passed. Prints what it did as JSON.
+ */
+async function rotateKeys(config: Config, logger: Logger, databaseUrl: string): Promise<void> {
+  const box = new SecretBox(config.secretsKey);
+  const orm = await openDatabase(databaseUrl, logger, box);
+  try {
+    const rotation = await rotateSigningKey(orm.em.fork(), box, keyRotationPolicy(config.tokens));
+    console.log(JSON.stringify(rotation, null, 2));
+  } finally {
+    await orm.close();
+  }
 }
 
 async function runApi(config: Config, logger: Logger, databaseUrl: string): Promise<Stop[]> {
   const services = await createServices(config, logger, databaseUrl);
   // An object store that is down at start-up is reported by /readyz rather than keeping the API down.
   await ensureBuckets(services.s3, config.s3).catch((err) => logger.error({ err: String(err) }, 'object store unreachable at start-up; buckets not checked'));
-  const server: Server = createHttpServer(createApp(services));
+  const authFailures = createAuthFailureLimiter(services);
+  const server: Server = createHttpServer(createApp({ ...services, authFailures }), config.http);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, resolve);
   });
-  const gateway = attachGateway(server, {
-    orm: services.orm,
-    tokens: services.tokens,
-    tenants: services.tenants,
-    wsOriginPatterns: config.wsOriginPatterns,
-    bus: services.roomBus,
-    timer: services.emptyRoomTimer,
-    logger,
-  });
+  const gateway = attachGateway(
+    server,
+    {
+      orm: services.orm,
+      tokens: services.tokens,
+      tenants: services.tenants,
+      wsOriginPatterns: config.wsOriginPatterns,
+      bus: services.roomBus,
+      timer: services.emptyRoomTimer,
+      logger,
+      authFailures,
+    },
+    { maxSocketsPerParticipant: config.ws.maxSocketsPerParticipant, upgradesPerAddressPerMinute: config.ws.upgradesPerAddressPerMinute },
+  );
   await services.roomBus.listen();
   logger.info({ port: config.port, url: config.publicBaseUrl }, 'Convene API listening');
   const stopServer: Stop = async () => {

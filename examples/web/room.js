@@ -11,6 +11,7 @@ const CLOSE_REASONS = {
   4002: 'you joined from somewhere else',
   4003: 'you were removed from the room',
   4004: 'the room has ended',
+  4006: 'you opened this room in too many tabs or devices',
 };
 
 const state = {
@@ -50,6 +51,26 @@ function join(server, token) {
     document.body.dataset.closeCode = String(e.code);
     notice(`Disconnected: ${why}`);
   });
+}
+
+/**
+ * Reads the room over the REST API (Get Room) with the participant's `auth_token`: a cross-origin call, so the
+ * tenant's `allowed_origins` must list this page's origin (docs/integrating.md, "Calling the API from a browser").
+ * Refused by CORS, `fetch` rejects with a TypeError and the page says so.
+ */
+async function loadRoom(server, authToken) {
+  const roomId = claimsOf(authToken).room_id;
+  const base = server.replace(/^ws/, 'http').replace(/\/+$/, '');
+  try {
+    const res = await fetch(`${base}/api/v1/rooms/${encodeURIComponent(roomId ?? '')}`, { headers: { Authorization: `Bearer ${authToken}` } });
+    const body = await res.json();
+    if (!res.ok) throw new Error(body.error?.message ?? `HTTP ${res.status}`);
+    $('#room').textContent = `Room: ${(body.data ?? body).name}`;
+    document.body.dataset.room = 'loaded';
+  } catch (err) {
+    $('#room').textContent = `Could not read the room: ${err.message}`;
+    document.body.dataset.room = 'failed';
+  }
 }
 
 function send(message) {
@@ -169,9 +190,11 @@ $('#hand').addEventListener('click', () => {
   send({ event: state.raised.includes(state.me) ? 'hand.lower' : 'hand.raise' });
 });
 
-// `#server=…&token=…` joins at once: a tenant's backend can hand a participant a ready link.
+// `#server=…&token=…` joins at once: a tenant's backend can hand a participant a ready link. `&auth=<auth_token>`
+// also reads the room's details over the REST API.
 const params = new URLSearchParams(location.hash.slice(1));
 if (params.get('server')) $('#server').value = params.get('server');
+if (params.get('auth')) void loadRoom($('#server').value.trim(), params.get('auth'));
 if (params.get('token')) {
   $('#token').value = params.get('token');
   join($('#server').value.trim(), params.get('token'));

@@ -4,6 +4,8 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { ENTITIES } from './entities.ts';
 import { MIGRATIONS } from './migrations/index.ts';
+import { provideMigrationSecrets } from './migrations/migration-secrets.ts';
+import type { SecretBox } from '../security/secret-box.ts';
 
 export type Orm = MikroORM;
 
@@ -23,14 +25,18 @@ export function ormOptions(clientUrl: string): Options {
   });
 }
 
-/** Connects and applies pending migrations, one instance at a time (a PostgreSQL advisory lock). */
-export async function openDatabase(clientUrl: string, logger: Logger): Promise<Orm> {
+/**
+ * Connects and applies pending migrations, one instance at a time (a PostgreSQL advisory lock). `secrets`: the
+ * SECRETS_KEY box, for migrations that re-seal stored secrets (src/db/migrations/migration-secrets.ts).
+ */
+export async function openDatabase(clientUrl: string, logger: Logger, secrets?: SecretBox): Promise<Orm> {
   const lock = new pg.Client({ connectionString: clientUrl });
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     const orm = await MikroORM.init(ormOptions(clientUrl));
-    const applied = await orm.migrator.up();
+    provideMigrationSecrets(secrets);
+    const applied = await orm.migrator.up().finally(() => provideMigrationSecrets(undefined));
     if (applied.length > 0) logger.info({ migrations: applied.map((m) => m.name) }, 'database migrated');
     return orm;
   } finally {

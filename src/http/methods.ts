@@ -2,11 +2,13 @@ import type { RequestHandler } from 'express';
 import { ApiError } from '../domain/errors.ts';
 import type { SpecOperation } from './spec.ts';
 
-interface SpecPath {
+export interface SpecPath {
   pattern: RegExp;
   /** The Allow header for this path (RFC 9110 §10.2.1): its methods from the spec, HEAD where GET exists, OPTIONS. */
   allow: string;
   methods: Set<string>;
+  /** The methods spec/openapi.yaml declares for the path, for CORS preflights (`Access-Control-Allow-Methods`). */
+  declared: string;
 }
 
 /** The paths of the contract with the methods each one has, derived from spec/openapi.yaml (never listed by hand). */
@@ -25,6 +27,7 @@ export function specPaths(operations: SpecOperation[]): SpecPath[] {
     methods.add('OPTIONS');
     const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
     return {
+      declared: order.filter((m) => declared.has(m)).join(', '),
       // A template segment `{id}` matches one non-empty path segment, as in Express and the OpenAPI validator.
       pattern: new RegExp(`^${path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}/?$`),
       allow: order.filter((m) => methods.has(m)).join(', '),
@@ -42,7 +45,7 @@ export function specPaths(operations: SpecOperation[]): SpecPath[] {
 export function httpMethodSemantics(operations: SpecOperation[]): RequestHandler {
   const paths = specPaths(operations);
   return (req, res, next) => {
-    const path = paths.find((p) => p.pattern.test(req.path));
+    const path = specPathOf(paths, req.path);
     if (!path) return next();
     if (req.method === 'OPTIONS') return void res.set('Allow', path.allow).status(204).end();
     if (!path.methods.has(req.method)) {
@@ -53,6 +56,9 @@ export function httpMethodSemantics(operations: SpecOperation[]): RequestHandler
     next();
   };
 }
+
+/** The contract's path a request path falls under, if any. */
+export const specPathOf = (paths: SpecPath[], requestPath: string): SpecPath | undefined => paths.find((p) => p.pattern.test(requestPath));
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -98,6 +98,12 @@ export class PostgresRateLimitStore implements Store {
     }
   }
 
+  /** When this instance knows the key's window to be used up: the window's end (local clock); else undefined. */
+  exhaustedUntil(key: string): number | undefined {
+    const c = this.current(key);
+    return c && c.left === 0 && c.base + c.granted >= this.limit ? c.endsAt : undefined;
+  }
+
   private current(key: string): Claimed | undefined {
     const c = this.claimed.get(key);
     return c && c.endsAt > Date.now() ? c : undefined;

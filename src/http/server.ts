@@ -1,16 +1,31 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
+import type { Config } from '../config.ts';
 import { ApiError, errorBody } from '../domain/errors.ts';
 
 /**
  * The API's HTTP server. A request so malformed that Node's parser refuses it (a header name with spaces, a
  * `Content-Length` that is not a number, an oversized header block) never reaches Express; Node's default answer is a
  * bare `400` with no body. Here it gets the same envelope as every other refusal (DECISIONS §3: JSON, `X-Request-Id`),
- * so a client — or the contract fuzzer — sees one error shape whatever it sends.
+ * so a client — or the contract fuzzer — sees one error shape whatever it sends. With `limits` (config.http), a client
+ * too slow with its headers or its request is answered 408 and disconnected.
  */
-export function createHttpServer(listener: RequestListener): Server {
-  const server = createServer(listener);
+export function createHttpServer(listener: RequestListener, limits?: Config['http']): Server {
+  const server = createServer(
+    limits
+      ? {
+          // Slowloris: headers must be complete within headersTimeout, the whole request within requestTimeout; Node
+          // checks both every connectionsCheckingInterval (30 s by default, far too coarse for a 20 s limit).
+          headersTimeout: limits.headersTimeoutMs,
+          requestTimeout: limits.requestTimeoutMs,
+          keepAliveTimeout: limits.keepAliveTimeoutMs,
+          connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(limits.headersTimeoutMs / 4))),
+        }
+      : {},
+    listener,
+  );
+  if (limits) server.maxHeadersCount = limits.maxHeadersCount;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerUnparsable(err, socket));
   return server;
 }

@@ -1,9 +1,12 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
+import { MemoryStore, type Options } from 'express-rate-limit';
 import { WebSocketServer } from 'ws';
 import { CloseCode } from '../../generated/asyncapi.ts';
 import { ApiError, errorBody } from '../domain/errors.ts';
+import type { AuthFailureLimiter } from '../http/address-limit.ts';
+import { addressKey } from '../http/client-address.ts';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { EmptyRoomTimer } from '../temporal/empty-room-timer.ts';
@@ -25,12 +28,22 @@ export interface GatewayOptions {
   flood?: { perSecond: number; burst: number };
   /** Identifies this process's rows in realtime_connections. */
   instanceId?: string;
+  /** Live sockets a participant may hold at once, on all instances; one more closes the oldest with 4006. */
+  maxSocketsPerParticipant?: number;
+  /** Upgrades one client address may attempt per minute on this instance; beyond that 429 before the upgrade. */
+  upgradesPerAddressPerMinute?: number;
 }
 
 export interface GatewayDeps extends UpgradeAuthDeps {
   bus: PgRoomBus;
   timer: EmptyRoomTimer;
   logger: Logger;
+  /**
+   * The API's limiter of failed credentials per client address (DECISIONS §14), shared with the HTTP app: a refused
+   * token counts, and an address over the limit is refused before its token is checked. Also names the client address
+   * (TRUST_PROXY). Without it (tests), the socket's peer is the address and failures are not counted.
+   */
+  authFailures?: AuthFailureLimiter;
 }
 
 export interface Gateway {
@@ -40,7 +53,13 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-const DEFAULTS = { pingIntervalMs: 30_000, maxPayload: 64 * 1024, flood: { perSecond: 10, burst: 30 } };
+const DEFAULTS = {
+  pingIntervalMs: 30_000,
+  maxPayload: 64 * 1024,
+  flood: { perSecond: 10, burst: 30 },
+  maxSocketsPerParticipant: 5,
+  upgradesPerAddressPerMinute: 120,
+};
 
 /**
  * Attaches the room WebSocket to the API's HTTP server (DECISIONS §11). The socket layer only: upgrade, authentication
@@ -67,7 +86,12 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
   });
   let closing = false;
 
-  const commands = new RoomCommands({ bus: deps.bus, timer: deps.timer, instanceId });
+  const commands = new RoomCommands({ bus: deps.bus, timer: deps.timer, instanceId, maxSocketsPerParticipant: opts.maxSocketsPerParticipant });
+  // Upgrades per address and minute, counted in this instance's memory: a reconnect storm or a scan is stopped before
+  // any token is verified or row written. (Failed tokens are counted across instances by deps.authFailures.)
+  const upgrades = new MemoryStore();
+  upgrades.init({ windowMs: 60_000 } as Options);
+  const addressOf = (req: IncomingMessage) => deps.authFailures?.keyOf(req) ?? `addr:${addressKey(req.socket.remoteAddress ?? 'unknown')}`;
   // What every connection shares, and one ping and one token-expiry timer for all of them (connection.ts).
   const closed = (connection: Connection) => {
     hub.remove(connection);
@@ -85,6 +109,33 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== WS_PATH) return refuse(socket, new ApiError('NOT_FOUND', 'Route not found'), requestId);
     if (closing) return refuse(socket, new ApiError('SERVICE_UNAVAILABLE', 'Shutting down'), requestId);
+    const address = addressOf(req);
+    admit(address).then(
+      (refusal) => {
+        if (refusal) refuse(socket, refusal, requestId);
+        else upgrade(req, socket, head, url, address, requestId);
+      },
+      (err: unknown) => {
+        deps.logger.error({ err }, 'WebSocket upgrade failed');
+        refuse(socket, new ApiError('INTERNAL_ERROR', 'Internal error'), requestId);
+      },
+    );
+  };
+  server.on('upgrade', onUpgrade);
+
+  /** The address's upgrade rate and failed credentials, before the token is looked at. */
+  async function admit(address: string): Promise<ApiError | undefined> {
+    const { totalHits, resetTime } = await upgrades.increment(address);
+    if (totalHits > opts.upgradesPerAddressPerMinute) {
+      const retryAfter = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + 60_000) - Date.now()) / 1000));
+      return new ApiError('RATE_LIMITED', `More than ${opts.upgradesPerAddressPerMinute} WebSocket upgrades per minute from this address`, {
+        headers: { 'Retry-After': String(retryAfter) },
+      });
+    }
+    return deps.authFailures?.refusal(address);
+  }
+
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, address: string, requestId: string): void {
     authorizeUpgrade(deps, req, url).then(
       (identity) => {
         if (socket.destroyed) return;
@@ -93,14 +144,21 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
           open(new Connection(ws, { ...identity, connectionId: uuidv7() }, context));
         });
       },
-      (err: unknown) => {
+      async (err: unknown) => {
         if (err instanceof ApiError) deps.logger.info({ request_id: requestId, code: err.code, origin: req.headers.origin }, 'WebSocket upgrade refused');
         else deps.logger.error({ err }, 'WebSocket upgrade failed');
-        refuse(socket, err instanceof ApiError ? err : new ApiError('INTERNAL_ERROR', 'Internal error'), requestId);
+        let answer = err instanceof ApiError ? err : new ApiError('INTERNAL_ERROR', 'Internal error');
+        // A refused token is a failed credential of the address, as on the HTTP API.
+        if (answer.status === 401 && deps.authFailures) {
+          answer = await deps.authFailures.count(address).then(
+            (refused) => refused ?? answer,
+            (unavailable: ApiError) => unavailable,
+          );
+        }
+        refuse(socket, answer, requestId);
       },
     );
-  };
-  server.on('upgrade', onUpgrade);
+  }
 
   function open(connection: Connection): void {
     hub.add(connection);
@@ -131,6 +189,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
       clearTimeout(deadline);
       unsubscribe();
       unsubscribeLost();
+      upgrades.shutdown();
       wss.close();
     },
   };
@@ -149,6 +208,7 @@ function refuse(socket: Duplex, err: ApiError, requestId: string): void {
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     `X-Request-Id: ${requestId}`,
+    ...Object.entries(err.headers).map(([name, value]) => `${name}: ${value}`),
     'Connection: close',
   ];
   socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);

@@ -1,11 +1,16 @@
 /**
- * DECISIONS §11: an `Origin` is checked against the tenant's `allowed_origins` when it has any, otherwise against
+ * DECISIONS §11, §14: an `Origin` is checked against the tenant's `allowed_origins` when it has any, otherwise against
  * the operator's patterns (`WS_ORIGIN_PATTERNS`). No `Origin` at all is not a browser, so it passes. Entries are
- * exact origins, or `scheme://host:*` for any port of that host (the only wildcard allowed).
+ * exact origins, or `scheme://host:*` for any port of that host (the only wildcard allowed). The WebSocket upgrade
+ * and the HTTP CORS middleware (src/http/cors.ts) both decide with these functions.
  */
 export function originAllowed(origin: string | undefined, allowedOrigins: readonly string[], operatorPatterns: readonly string[]): boolean {
   if (origin === undefined) return true;
-  const entries = allowedOrigins.length > 0 ? allowedOrigins : operatorPatterns;
+  return originMatchesAny(origin, allowedOrigins.length > 0 ? allowedOrigins : operatorPatterns);
+}
+
+/** Whether the origin matches one of the entries (exact, or `scheme://host:*`). */
+export function originMatchesAny(origin: string, entries: readonly string[]): boolean {
   const candidate = origin.toLowerCase();
   return entries.some((entry) => matches(candidate, entry.toLowerCase().replace(/\/+$/, '')));
 }

@@ -17,7 +17,9 @@ export type RoomAction =
   /** Close the sockets of one participant (removed 4003, replaced 4002). */
   | { k: 'close'; p: string; code: number; reason: string }
   /** Close every socket of the room (4004 after room.ended). */
-  | { k: 'end'; code: number; reason: string };
+  | { k: 'end'; code: number; reason: string }
+  /** Close these sockets, by connection id (a participant's oldest, over its socket cap: 4006). */
+  | { k: 'drop'; c: string[]; code: number; reason: string };
 
 export interface RoomBatch {
   roomId: string;

@@ -27,6 +27,8 @@ export interface NewConnection {
   roomId: string;
   participantId: string;
   instanceId: string;
+  /** The participant's live sockets allowed at once (WS_MAX_SOCKETS_PER_PARTICIPANT); beyond it the oldest go. */
+  maxSockets: number;
 }
 
 export type JoinOutcome =
@@ -36,6 +38,8 @@ export type JoinOutcome =
       me: ParticipantSummary;
       /** This is the participant's first live socket: it just became present. */
       becamePresent: boolean;
+      /** The participant's oldest sockets this one displaced (over `maxSockets`): closed with 4006. */
+      displaced: string[];
       participants: ParticipantSummary[];
       raisedHands: string[];
       recording: ActiveRecording | null;
@@ -56,6 +60,16 @@ export async function join(sql: Sql, c: NewConnection): Promise<JoinOutcome> {
      values ($1, $2, $3, $4, $5, now(), now())`,
     [c.id, c.tenantId, c.roomId, c.participantId, c.instanceId],
   );
+  // The cap counts the participant's live sockets on every instance; the displaced rows go now, so their sockets'
+  // own departure later finds nothing to announce (the participant stays present through the new one).
+  // The new socket itself always stays: the others keep their newest maxSockets - 1.
+  const displaced = await sql.query<{ id: string }>(
+    `delete from realtime_connections where id in (
+       select id from realtime_connections where participant_id = $1 and id <> $2 and ${LIVE}
+       order by connected_at desc, id desc offset $3)
+     returning id`,
+    [c.participantId, c.id, c.maxSockets - 1],
+  );
   const participants = await sql.query<{ id: string; display_name: string; role: Role }>(
     `select p.id, p.display_name, p.role from participants p
      where p.id in (select participant_id from realtime_connections where room_id = $1 and ${LIVE})
@@ -66,6 +80,7 @@ export async function join(sql: Sql, c: NewConnection): Promise<JoinOutcome> {
     ok: true,
     me: summary(me.rows[0]),
     becamePresent: before.rowCount === 0,
+    displaced: displaced.rows.map((r) => r.id),
     participants: participants.rows.map(summary),
     raisedHands: await raisedHands(sql, c.roomId),
     recording: await activeRecording(sql, c.roomId),

@@ -33,12 +33,15 @@ export class RoomCommands {
   private readonly timer: EmptyRoomTimer;
   /** Identifies this process's rows in realtime_connections. */
   private readonly instanceId: string;
+  /** Live sockets a participant may hold at once, on all instances (WS_MAX_SOCKETS_PER_PARTICIPANT). */
+  private readonly maxSocketsPerParticipant: number;
 
-  constructor(deps: { bus: PgRoomBus; timer: EmptyRoomTimer; instanceId: string }) {
+  constructor(deps: { bus: PgRoomBus; timer: EmptyRoomTimer; instanceId: string; maxSocketsPerParticipant: number }) {
     this.bus = deps.bus;
     this.departures = new Departures(deps);
     this.timer = deps.timer;
     this.instanceId = deps.instanceId;
+    this.maxSocketsPerParticipant = deps.maxSocketsPerParticipant;
   }
 
   /** Records the socket; the first socket of a participant announces participant.joined. */
@@ -50,8 +53,13 @@ export class RoomCommands {
         roomId: o.roomId,
         participantId: o.participantId,
         instanceId: this.instanceId,
+        maxSockets: this.maxSocketsPerParticipant,
       });
-      const actions = outcome.ok && outcome.becamePresent ? [send({ event: 'participant.joined', data: outcome.me })] : [];
+      const actions: RoomAction[] = outcome.ok && outcome.becamePresent ? [send({ event: 'participant.joined', data: outcome.me })] : [];
+      // Over the cap, the oldest sockets are closed wherever they are: a new one replaces the oldest (DECISIONS §11).
+      if (outcome.ok && outcome.displaced.length > 0) {
+        actions.push({ k: 'drop', c: outcome.displaced, code: CloseCode.REPLACED_BY_NEWER_SOCKET, reason: 'Replaced by a newer connection' });
+      }
       return { actions, result: outcome };
     });
     if (!result.ok) {

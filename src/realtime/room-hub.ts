@@ -8,7 +8,11 @@ import type { SocketIdentity } from './upgrade-auth.ts';
 /** A socket stops receiving when this much is still unsent: a client that cannot keep up is dropped. */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
-type Step = { send: string } | { closeParticipant: string; code: number; reason: string } | { closeAll: number; reason: string };
+type Step =
+  | { send: string }
+  | { closeParticipant: string; code: number; reason: string }
+  | { closeAll: number; reason: string }
+  | { closeConnections: ReadonlySet<string>; code: number; reason: string };
 interface Prepared {
   seq: number;
   steps: Step[];
@@ -58,6 +62,9 @@ export class Member {
     for (const step of batch.steps) {
       if ('send' in step) this.send(step.send);
       else if ('closeAll' in step) this.ws.close(step.closeAll, step.reason);
+      else if ('closeConnections' in step) {
+        if (step.closeConnections.has(this.id.connectionId)) this.ws.close(step.code, step.reason);
+      }
       else if (step.closeParticipant === this.id.participantId) this.ws.close(step.code, step.reason);
     }
   }
@@ -97,6 +104,7 @@ export class RoomHub {
         if (a.k === 'send') return { send: JSON.stringify(a.m) };
         if (a.k === 'close') return { closeParticipant: a.p, code: a.code, reason: a.reason };
         if (a.k === 'end') return { closeAll: a.code, reason: a.reason };
+        if (a.k === 'drop') return { closeConnections: new Set(a.c), code: a.code, reason: a.reason };
         throw new Error('chat references are resolved by the bus');
       }),
     };

@@ -1,13 +1,18 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
-// Tenant-provided secrets (webhook secret, provider api_keys) at rest: AES-256-GCM under SECRETS_KEY.
-// Sealed form: `v1.<iv>.<tag>.<ciphertext>`, each part base64url; the version prefix leaves room for a new
-// format or key without guessing what old rows hold.
+// Tenant-provided secrets (webhook secret, provider api_keys) and the JWT signing keys at rest: AES-256-GCM under
+// SECRETS_KEY. Sealed form: `<version>.<iv>.<tag>.<ciphertext>`, each part base64url.
+//   v2  bound to a context (additional authenticated data, e.g. `tenant:<id>:post_meeting_webhook.secret`): it opens
+//       only with that same context, so a value copied to another row or field does not open there.
+//   v1  the earlier form, sealed without a context. Migration 20261125-sealed-secrets-ad re-sealed every stored one
+//       as v2; code that names a context cannot open a v1 value (its empty context does not match), so a v1 value
+//       restored from an old backup into some row does not open either.
 //
 // SECRETS_KEY format: exactly 32 random bytes, written as 64 hex characters or as base64 / base64url
 // (44 characters with padding, 43 without). `generateSecretsKey()` or `openssl rand -base64 32` makes one.
 
-const VERSION = 'v1';
+const UNBOUND = 'v1';
+const BOUND = 'v2';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_BYTES = 32;
@@ -48,20 +53,22 @@ export class SecretBox {
    * additional authenticated data: a sealed value copied to another row or field will not open there.
    */
   seal(plaintext: string, context = ''): string {
+    const version = context ? BOUND : UNBOUND;
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     const parts = [iv, cipher.getAuthTag(), ciphertext].map((b) => b.toString('base64url'));
-    return [VERSION, ...parts].join('.');
+    return [version, ...parts].join('.');
   }
 
   /** Decrypts; throws SecretBoxError when the value is malformed, tampered with, or sealed under another key/context. */
   open(sealed: string, context = ''): string {
     const parts = typeof sealed === 'string' ? sealed.split('.') : [];
-    if (parts.length !== 4 || parts[0] !== VERSION || !parts.slice(1).every((p) => BASE64URL.test(p))) {
+    if (parts.length !== 4 || (parts[0] !== UNBOUND && parts[0] !== BOUND) || !parts.slice(1).every((p) => BASE64URL.test(p))) {
       throw new SecretBoxError('sealed secret is malformed');
     }
+    if (parts[0] === BOUND && !context) throw new SecretBoxError('sealed secret is bound to a context; none was given');
     const [iv, tag, ciphertext] = parts.slice(1).map((p) => Buffer.from(p, 'base64url'));
     if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new SecretBoxError('sealed secret is malformed');
     try {
@@ -70,12 +77,15 @@ export class SecretBox {
       decipher.setAuthTag(tag);
       return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
     } catch {
-      throw new SecretBoxError('sealed secret failed authentication (tampered, or sealed under another key)');
+      throw new SecretBoxError('sealed secret failed authentication (tampered, sealed under another key, or for another row or field)');
     }
   }
 }
 
 /** `****` + the last 4 characters; secrets shorter than 8 characters become `********` (nothing revealed). */
+/** Whether a stored value is still in the unbound v1 form (the re-sealing migration converts those). */
+export const isUnboundSealed = (sealed: string): boolean => sealed.startsWith(`${UNBOUND}.`);
+
 export function maskSecret(secret: string): string {
   const chars = Array.from(secret);
   if (chars.length < 8) return '********';

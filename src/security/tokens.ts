@@ -86,21 +86,30 @@ export class TokenService {
   readonly issuer: string;
   readonly audience: string;
   readonly #now: () => number;
-  readonly #signingKid: string;
-  readonly #signingKey: KeyObject;
-  readonly #verifyKeys = new Map<string, KeyObject>();
-  readonly #publicJwks: PublicJwk[] = [];
+  #signingKid!: string;
+  #signingKey!: KeyObject;
+  #verifyKeys = new Map<string, KeyObject>();
+  #publicJwks: PublicJwk[] = [];
 
   constructor(options: TokenServiceOptions) {
     if (!options.issuer || !options.audience) throw new Error('TokenService needs an issuer and an audience');
-    if (options.keys.length === 0) throw new Error('TokenService needs at least one signing key');
     this.issuer = options.issuer;
     this.audience = options.audience;
     this.#now = options.now ?? Date.now;
+    this.useKeys(options.keys);
+  }
 
-    for (const key of options.keys) {
+  /**
+   * Replaces the key set (a rotation, src/db/signing-keys.ts): keys[0] signs from now on, every key verifies. Built
+   * aside and swapped at once, so a request never sees half a set.
+   */
+  useKeys(keys: readonly SigningKey[]): void {
+    if (keys.length === 0) throw new Error('TokenService needs at least one signing key');
+    const verifyKeys = new Map<string, KeyObject>();
+    const publicJwks: PublicJwk[] = [];
+    for (const key of keys) {
       if (!key.kid) throw new Error('every signing key needs a kid');
-      if (this.#verifyKeys.has(key.kid)) throw new Error(`duplicate signing key id "${key.kid}"`);
+      if (verifyKeys.has(key.kid)) throw new Error(`duplicate signing key id "${key.kid}"`);
       const { kty, crv, x } = key.publicJwk;
       if (kty !== 'OKP' || crv !== 'Ed25519' || typeof x !== 'string') {
         throw new Error(`signing key "${key.kid}" is not an Ed25519 public JWK`);
@@ -108,14 +117,17 @@ export class TokenService {
       if (key.privateJwk && key.privateJwk.x !== x) {
         throw new Error(`signing key "${key.kid}": private and public JWK do not belong together`);
       }
-      this.#verifyKeys.set(key.kid, createPublicKey({ key: { kty, crv, x } as JsonWebKey, format: 'jwk' }));
-      this.#publicJwks.push({ kty: 'OKP', crv: 'Ed25519', x, kid: key.kid, alg: ALG, use: 'sig' });
+      verifyKeys.set(key.kid, createPublicKey({ key: { kty, crv, x } as JsonWebKey, format: 'jwk' }));
+      publicJwks.push({ kty: 'OKP', crv: 'Ed25519', x, kid: key.kid, alg: ALG, use: 'sig' });
     }
 
-    const newest = options.keys[0];
+    const newest = keys[0];
     if (!newest.privateJwk?.d) throw new Error(`the newest signing key "${newest.kid}" has no private JWK`);
+    const signingKey = createPrivateKey({ key: newest.privateJwk as JsonWebKey, format: 'jwk' });
+    this.#verifyKeys = verifyKeys;
+    this.#publicJwks = publicJwks;
     this.#signingKid = newest.kid;
-    this.#signingKey = createPrivateKey({ key: newest.privateJwk as JsonWebKey, format: 'jwk' });
+    this.#signingKey = signingKey;
   }
 
   /** Signs a token and returns it with the full claim set (the caller stores jti / fam / exp as needed). */

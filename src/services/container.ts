@@ -1,7 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.ts';
 import { openDatabase, type Orm } from '../db/orm.ts';
-import { loadSigningKeys } from '../db/signing-keys.ts';
+import { keyRotationPolicy, loadSigningKeys, refreshSigningKeys } from '../db/signing-keys.ts';
 import type { Logger } from '../logger.ts';
 import { AuthService } from '../modules/auth/auth.service.ts';
 import { DeliveryService } from '../modules/deliveries/delivery.service.ts';
@@ -61,7 +61,7 @@ export interface Services extends AppDeps, Core {}
  * timer, a recording stopped at its duration limit) reach the API processes' sockets through the same bus.
  */
 export async function createCore(config: Config, logger: Logger, databaseUrl: string, options: { busPoolSize?: number } = {}): Promise<Core> {
-  const orm: Orm = await openDatabase(databaseUrl, logger);
+  const orm: Orm = await openDatabase(databaseUrl, logger, new SecretBox(config.secretsKey));
   const s3 = createS3Client(config.s3);
   const store = new S3ObjectStore(s3, config.s3);
   const provider = createHttpUpstreamAdapter({ baseUrl: config.upstream.apiUrl, apiKey: config.upstream.apiKey });
@@ -114,8 +114,11 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
   const core = await createCore(config, logger, databaseUrl);
   const { orm, s3, tenants, rooms, events, sessions, provider, store, orchestrator, providers, temporal, logger: log } = core;
   const secretBox = new SecretBox(config.secretsKey);
-  const keys = await loadSigningKeys(orm.em.fork(), secretBox);
+  const keyPolicy = keyRotationPolicy(config.tokens);
+  const keys = await loadSigningKeys(orm.em.fork(), secretBox, keyPolicy);
   const tokens = new TokenService({ keys, issuer: config.tokens.issuer, audience: config.tokens.audience });
+  // A rotated key reaches this instance within one reload (src/db/signing-keys.ts).
+  const stopKeyRefresh = refreshSigningKeys({ orm, box: secretBox, tokens, policy: keyPolicy, logger });
   const auth = new AuthService(tokens, config.tokens);
   const recordings = new RecordingService({ provider, store, orchestrator, events, tenants, logger });
   const writer = new ParticipantWriter({ databaseUrl, logger });
@@ -150,6 +153,7 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     deliveries,
     readiness: readinessChecks({ config, orm, s3 }),
     async close() {
+      stopKeyRefresh();
       await writer.close();
       await core.close();
     },

@@ -105,3 +105,55 @@ test('a token the server refuses leaves the page disconnected, saying why', asyn
   expect(await page.textContent('#status')).toBe('Disconnected: could not connect (check the token and the server)');
   await page.close();
 });
+
+// CORS (DECISIONS §14) as a browser enforces it: the same page served from two origins (two local ports); the tenant's
+// allowed_origins lists one. The page reads Get Room with the participant's auth_token (a preflighted cross-origin
+// call, since it sends Authorization): from the listed origin it works, from the other the browser refuses the answer.
+describe('CORS across two origins', () => {
+  let corsApp: TestApp;
+  let corsServer: RealtimeServer;
+  let otherWeb: { url: string; close(): Promise<void> };
+
+  beforeAll(async () => {
+    // No operator pattern matches either page, so only the tenant's list decides.
+    corsApp = await createTestApp({ WS_ORIGIN_PATTERNS: 'https://operator-only.example' });
+    corsServer = await startRealtimeServer(corsApp.services);
+    otherWeb = await serveWebClient(0);
+  }, 120_000);
+
+  afterAll(async () => {
+    await otherWeb?.close();
+    await corsServer?.close();
+    await corsApp?.close();
+  });
+
+  test('the listed origin reads Get Room; the other origin is blocked by the browser (fetch rejects)', async () => {
+    const acme = await createTenant(corsApp);
+    const listed = new URL(web.url).origin;
+    const res = await corsApp.request.patch(`/api/v1/tenants/${acme.id}/config`).set(acme.auth).send({ allowed_origins: [listed] });
+    expect(res.status).toBe(200);
+    const room = await createRoom(corsApp, acme, { name: 'Seminar' });
+    const ada = await addParticipant(corsApp, acme, room.id, { display_name: 'Ada' });
+    const wsBase = corsServer.baseUrl.replace(/^http/, 'ws');
+    const hash = `#server=${encodeURIComponent(wsBase)}&auth=${encodeURIComponent(ada.auth_token)}`;
+
+    const allowed = await browser.newPage();
+    await allowed.goto(`${web.url}${hash}`);
+    await allowed.waitForSelector('body[data-room]');
+    expect(await allowed.getAttribute('body', 'data-room')).toBe('loaded');
+    expect(await allowed.textContent('#room')).toBe('Room: Seminar');
+
+    const blocked = await browser.newPage();
+    const consoleErrors: string[] = [];
+    blocked.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+    expect(new URL(otherWeb.url).origin).not.toBe(listed);
+    await blocked.goto(`${otherWeb.url}${hash}`);
+    await blocked.waitForSelector('body[data-room]');
+    expect(await blocked.getAttribute('body', 'data-room')).toBe('failed');
+    // A TypeError from fetch itself (the browser withheld the answer), not an HTTP error the page could read.
+    expect(await blocked.textContent('#room')).toBe('Could not read the room: Failed to fetch');
+    expect(consoleErrors.join('\n')).toMatch(/CORS/);
+    await allowed.close();
+    await blocked.close();
+  });
+});

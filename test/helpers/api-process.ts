@@ -23,7 +23,8 @@ export async function startApiProcess(databaseUrl: string, env: Record<string, s
   let output = '';
   const proc = spawn(process.execPath, ['src/main.ts', 'api'], {
     cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'test', PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...env },
+    // A generous per-address limit of failed credentials: the tests call from loopback (see test-app.ts).
+    env: { ...process.env, NODE_ENV: 'test', PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.ts';
+import type { AuthFailureLimiter } from '../../src/http/address-limit.ts';
 import { attachGateway, type Gateway, type GatewayOptions } from '../../src/realtime/gateway.ts';
 import type { EmptyRoomTimer } from '../../src/temporal/empty-room-timer.ts';
 import type { Services } from '../../src/services/container.ts';
@@ -17,7 +18,7 @@ export interface RealtimeServer {
 /** The app and the WebSocket gateway on one HTTP server, listening on a free port, as `main.ts api` assembles them. */
 export async function startRealtimeServer(
   services: Services,
-  options: GatewayOptions & { timer?: EmptyRoomTimer } = {},
+  options: GatewayOptions & { timer?: EmptyRoomTimer; authFailures?: AuthFailureLimiter } = {},
 ): Promise<RealtimeServer> {
   const server = createServer(createApp(services));
   const gateway = attachGateway(
@@ -30,8 +31,10 @@ export async function startRealtimeServer(
       bus: services.roomBus,
       timer: options.timer ?? services.emptyRoomTimer,
       logger: services.logger,
+      authFailures: options.authFailures,
     },
-    options,
+    // Tests connect from loopback many times a minute: a generous upgrade limit unless a test sets its own.
+    { upgradesPerAddressPerMinute: 1_000_000, ...options },
   );
   await services.roomBus.listen();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -13,6 +13,7 @@ export interface ConnectOptions {
 
 export interface Refusal {
   status: number;
+  headers: Record<string, string | string[] | undefined>;
   body: { error: { code: string; message: string; request_id: string } };
 }
 
@@ -106,7 +107,7 @@ export function connectRefused(wsUrl: string, token: string, options: ConnectOpt
     ws.once('unexpected-response', (_req, res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(body) }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(body) }));
     });
     ws.once('error', (err) => {
       if (!/Unexpected server response/.test(err.message)) reject(err);

@@ -1,5 +1,5 @@
 import { SignJWT, createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { loadSigningKeys } from '../../src/db/signing-keys.ts';
+import { keyRotationPolicy, loadSigningKeys } from '../../src/db/signing-keys.ts';
 import { SecretBox } from '../../src/security/secret-box.ts';
 import { TokenService } from '../../src/security/tokens.ts';
 import { ADMIN_KEY, createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -79,7 +79,7 @@ test('an access token is not a refresh token, and a refresh token is not an acce
 });
 
 test('an expired access token is 401 TOKEN_EXPIRED; a forged one is 401 UNAUTHORIZED', async () => {
-  const keys = await loadSigningKeys(t.services.orm.em.fork(), new SecretBox(t.config.secretsKey));
+  const keys = await loadSigningKeys(t.services.orm.em.fork(), new SecretBox(t.config.secretsKey), keyRotationPolicy(t.config.tokens));
   const past = new TokenService({ keys, issuer: 'convene', audience: 'convene-api', now: () => Date.now() - 2 * 3600_000 });
   const tenantRow = await t.services.tenants.findByApiKey(t.services.orm.em.fork(), tenant.api_key);
   const expired = await past.sign({ sub: tenant.id, tenant_id: tenant.id, typ: 'access', key_id: tenantRow!.apiKeyId }, 900);

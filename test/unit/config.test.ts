@@ -21,6 +21,10 @@ test.each([
   ['WEBHOOK_RETRY_DELAYS', '0,1m,soon'],
   ['NODE_ENV', 'staging'],
   ['VALIDATE_RESPONSES', 'maybe'],
+  ['AUTH_FAILURE_LIMIT_PER_MINUTE', '0'],
+  ['TRUST_PROXY', 'my-proxy'],
+  ['HTTP_HEADERS_TIMEOUT_MS', '10'],
+  ['WS_MAX_SOCKETS_PER_PARTICIPANT', '0'],
 ])('a set but invalid %s stops start-up with a message naming it', (name, value) => {
   expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
   expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`Invalid ${name}`));
@@ -42,4 +46,15 @@ test('WEBHOOK_RETRY_DELAYS accepts units', () => {
 test('production refuses to start without its secrets', () => {
   expect(() => loadConfig({ NODE_ENV: 'production', UPSTREAM_WEBHOOK_SECRET: 'x' })).toThrow(/Invalid SECRETS_KEY/);
   expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: Buffer.alloc(32).toString('hex') })).toThrow(/Invalid UPSTREAM_WEBHOOK_SECRET/);
+});
+
+test('the edge: limits before authentication, server timeouts and socket caps have documented defaults', () => {
+  const config = loadConfig({});
+  expect(config.authFailureLimitPerMinute).toBe(60);
+  expect(config.trustProxy).toBeUndefined();
+  expect(config.http).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, maxHeadersCount: 100 });
+  expect(config.ws).toEqual({ maxSocketsPerParticipant: 5, upgradesPerAddressPerMinute: 120 });
+  expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
+  // Node refuses a headers timeout longer than the request timeout; so does start-up, naming the variable.
+  expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '90000' })).toThrow(/Invalid HTTP_HEADERS_TIMEOUT_MS/);
 });

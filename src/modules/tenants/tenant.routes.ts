@@ -4,8 +4,13 @@ import type { Tenant } from './tenant.entity.ts';
 import { limitsOf, type TenantService } from './tenant.service.ts';
 
 // Thin handlers: read the typed input, call the service (which checks access), shape the answer as the spec says.
-export function tenantRoutes(deps: { tenants: TenantService; em: () => EntityManager }): Handlers {
-  const { tenants, em } = deps;
+export function tenantRoutes(deps: {
+  tenants: TenantService;
+  em: () => EntityManager;
+  /** A tenant's allowed_origins may have changed (config patched, tenant deleted): the CORS cache reloads. */
+  originsChanged?: () => void;
+}): Handlers {
+  const { tenants, em, originsChanged = () => {} } = deps;
   const base = (t: Tenant) => ({ id: t.id, name: t.name, ...limitsOf(t) });
 
   return {
@@ -23,6 +28,7 @@ export function tenantRoutes(deps: { tenants: TenantService; em: () => EntityMan
     }),
     deleteTenant: handler<'deleteTenant'>(async ({ params }, principal) => {
       await tenants.delete(em(), params.id, principal);
+      originsChanged();
       return { status: 200, body: { data: { id: params.id, deleted: true } } };
     }),
     rotateTenantKey: handler<'rotateTenantKey'>(async ({ params }, principal) => {
@@ -31,6 +37,7 @@ export function tenantRoutes(deps: { tenants: TenantService; em: () => EntityMan
     }),
     updateTenantConfig: handler<'updateTenantConfig'>(async ({ params, body }, principal) => {
       const tenant = await tenants.patchConfig(em(), params.id, principal, body);
+      originsChanged();
       return { status: 200, body: { data: { id: tenant.id, config: tenants.visibleConfig(tenant), updated_at: tenant.updatedAt.toISOString() } } };
     }),
   };

@@ -102,12 +102,12 @@ export class TenantService {
 
   async patchConfig(em: EntityManager, id: string, principal: Principal, patch: TenantConfigPatch) {
     const tenant = await this.getManaged(em, id, principal);
-    const current = openConfig(tenant.config, this.deps.secretBox);
+    const current = openConfig(tenant.config, this.deps.secretBox, tenant.id);
     // A secret left out of the patch keeps its value (merge patch), so clients never need to send it back.
     const merged = mergePatch<StoredTenantConfig>(current, patch);
     const valid = await assertValidConfig(withDefaults(merged), { production: this.deps.production, providers: this.deps.providers, patch });
     if (merged.transcription_language !== undefined) merged.transcription_language = valid.transcription_language;
-    tenant.config = sealConfig(merged, this.deps.secretBox);
+    tenant.config = sealConfig(merged, this.deps.secretBox, tenant.id);
     tenant.updatedAt = new Date();
     await em.flush();
     return tenant;
@@ -124,7 +124,7 @@ export class TenantService {
    * column; only the webhook sender and providers use the secrets.
    */
   effectiveConfig(tenant: Tenant): TenantConfig {
-    return withDefaults(openConfig(tenant.config, this.deps.secretBox));
+    return withDefaults(openConfig(tenant.config, this.deps.secretBox, tenant.id));
   }
 
   async findByApiKey(em: EntityManager, apiKey: string): Promise<Tenant | null> {

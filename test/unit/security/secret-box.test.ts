@@ -3,6 +3,7 @@ import {
   SecretBox,
   SecretBoxError,
   generateSecretsKey,
+  isUnboundSealed,
   maskSecret,
   parseSecretsKey,
 } from '../../../src/security/secret-box.ts';
@@ -63,14 +64,26 @@ describe('SecretBox', () => {
 
   test('binds the context: a value moved to another row or field does not open', () => {
     const sealed = box.seal('sk-123', 'tenant:a:ai_api_key');
+    expect(sealed).toMatch(/^v2\./);
+    expect(isUnboundSealed(sealed)).toBe(false);
     expect(box.open(sealed, 'tenant:a:ai_api_key')).toBe('sk-123');
     expect(() => box.open(sealed, 'tenant:b:ai_api_key')).toThrow(SecretBoxError);
+    expect(() => box.open(sealed, 'tenant:a:webhook_secret')).toThrow(SecretBoxError);
     expect(() => box.open(sealed)).toThrow(SecretBoxError);
+    // Relabelled as the unbound v1 form, it still does not open: the tag covers the context.
+    expect(() => box.open(sealed.replace(/^v2/, 'v1'))).toThrow(SecretBoxError);
+  });
+
+  test('the unbound v1 form (before the re-sealing migration) opens only without a context', () => {
+    const legacy = box.seal('whsec_old');
+    expect(isUnboundSealed(legacy)).toBe(true);
+    expect(box.open(legacy)).toBe('whsec_old');
+    expect(() => box.open(legacy, 'tenant:a:post_meeting_webhook.secret')).toThrow(SecretBoxError);
   });
 
   test('refuses malformed input', () => {
     const [, iv, tag, ct] = box.seal('x').split('.');
-    for (const bad of ['', 'v1', `v2.${iv}.${tag}.${ct}`, `v1.${iv}.${tag}`, `v1.${iv}.${tag}.${ct}.x`, `v1.${iv}.AAAA.${ct}`, `v1.${iv}.${tag}.${ct}!`]) {
+    for (const bad of ['', 'v1', `v3.${iv}.${tag}.${ct}`, `v2.${iv}.${tag}.${ct}`, `v1.${iv}.${tag}`, `v1.${iv}.${tag}.${ct}.x`, `v1.${iv}.AAAA.${ct}`, `v1.${iv}.${tag}.${ct}!`]) {
       expect(() => box.open(bad)).toThrow(SecretBoxError);
     }
   });
