@@ -86,6 +86,8 @@ ws.on('message', (raw) => {
     case 'recording.stopped':
       console.log(`⏹ recording stopped (${data.recording_id})`);
       break;
+    case 'pong':
+      break; // the answer to our keep-alive ping
     case 'error':
       console.log(`! ${data.code}: ${data.message}`);
       break;
