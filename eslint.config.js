@@ -17,9 +17,9 @@ const escape = (name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 export default defineConfig(
   {
-    // generated/ is never edited by hand (npm run generate); test/sdk/*.flow.ts import the git-ignored .sdk/ clients
+    // generated/ is never edited by hand (npm run generate); test/sdk/*.flow.ts and examples/sdk/ import the git-ignored .sdk/ clients
     // and are outside the tsconfig, so the type-aware rules cannot run there.
-    ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.sdk/**', '.tools/**', 'generated/**', 'test/sdk/*.flow.ts'],
+    ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.sdk/**', '.tools/**', 'generated/**', 'test/sdk/*.flow.ts', 'examples/sdk/**'],
   },
   {
     files: ['{src,workflows,scripts,test,bench,examples}/**/*.ts'],

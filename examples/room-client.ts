@@ -3,6 +3,7 @@
 //   npm run dev                                     # in another terminal; prints the admin key (convene-dev-admin-key)
 //   npx node examples/room-client.ts --name Ada         # creates a tenant with the admin key, joins room "demo"
 //   npx node examples/room-client.ts --name Bo --api-key cvn_...   # a second member of the same tenant and room
+//   CONVENE_API_KEY=cvn_... npx node examples/room-client.ts --name Ada --room weekly-sync   # your tenant's room
 //
 // Type a line to chat; /hand raises your hand, /lower lowers it, /quit leaves. With --script the client says hello,
 // raises and lowers its hand, then leaves on its own (handy to see it work once).
@@ -79,6 +80,14 @@ ws.on('message', (raw) => {
     case 'hand.lowered':
       console.log(`   ${who(data.participant_id)} lowered a hand`);
       break;
+    case 'recording.started':
+      console.log(`⏺ recording started (${data.recording_id})`);
+      break;
+    case 'recording.stopped':
+      console.log(`⏹ recording stopped (${data.recording_id})`);
+      break;
+    case 'pong':
+      break; // the answer to our keep-alive ping
     case 'error':
       console.log(`! ${data.code}: ${data.message}`);
       break;

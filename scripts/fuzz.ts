@@ -62,7 +62,8 @@ async function main(extraArgs: string[]): Promise<number> {
     ];
     for (const [label, header] of runs) {
       console.log(`\n▶ schemathesis with the ${label}`);
-      const code = await runSchemathesis(st, baseUrl, header, extraArgs);
+      const stopReporting = reportProgress(label, baseUrl);
+      const code = await runSchemathesis(st, baseUrl, header, extraArgs).finally(stopReporting);
       if (code !== 0) failed += 1;
     }
   } finally {
@@ -72,6 +73,39 @@ async function main(extraArgs: string[]): Promise<number> {
   }
   console.log(failed === 0 ? '\nfuzz: both runs found no failure' : `\nfuzz: ${failed} of 2 runs failed`);
   return failed === 0 ? 0 : 1;
+}
+
+const PROGRESS_EVERY_MS = 30_000;
+
+/**
+ * schemathesis prints little while a phase runs (the fuzzing and stateful phases can be silent for a minute), so every
+ * 30 s say that the run is alive and how many requests the app has answered so far (its own Prometheus counter).
+ */
+function reportProgress(label: string, baseUrl: string): () => void {
+  const started = performance.now();
+  const timer = setInterval(() => {
+    void answeredRequests(baseUrl).then((answered) => {
+      const seconds = Math.round((performance.now() - started) / 1000);
+      const count = answered === null ? '' : `, ${answered} requests answered by the app so far`;
+      console.log(`fuzz: the ${label} run is at ${seconds} s (budget ${MAX_TIME} s)${count}`);
+    });
+  }, PROGRESS_EVERY_MS);
+  return () => clearInterval(timer);
+}
+
+/** The sum of the app's `convene_http_request_duration_seconds_count` series, or null when /metrics does not answer. */
+async function answeredRequests(baseUrl: string): Promise<number | null> {
+  try {
+    const response = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(5000) });
+    if (!response.ok) return null;
+    let total = 0;
+    for (const line of (await response.text()).split('\n')) {
+      if (line.startsWith('convene_http_request_duration_seconds_count')) total += Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
+    }
+    return total;
+  } catch {
+    return null;
+  }
 }
 
 function runSchemathesis(st: string, baseUrl: string, header: string, extraArgs: string[]): Promise<number | null> {

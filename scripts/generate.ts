@@ -196,6 +196,43 @@ function inlinable(text: string): string {
   return text.replace(/<\/(script|style)/gi, '<\\/$1');
 }
 
+type Described = { summary?: unknown; description?: unknown; messages?: unknown; examples?: unknown };
+const CODE_SPAN = /`([^`]+)`/g;
+
+/**
+ * The copy of the AsyncAPI document the page renders. @asyncapi/react-component renders `description` as Markdown but
+ * `summary` as plain text, so a code span in a summary showed its backticks. A summary with a code span becomes the
+ * first paragraph of the description of its server, channel, operation or message (rendered as code there); a message
+ * example has no description, so its summary loses the backticks. The served spec/asyncapi.yaml is unchanged.
+ */
+export function withRenderableSummaries(document: Record<string, unknown>): Record<string, unknown> {
+  const copy = structuredClone(document);
+  const entries = (map: unknown): Described[] =>
+    map && typeof map === 'object' ? (Object.values(map) as Described[]).filter((item) => item && typeof item === 'object') : [];
+  const moveSummary = (item: Described) => {
+    if (typeof item.summary !== 'string' || !item.summary.match(CODE_SPAN)) return;
+    item.description = typeof item.description === 'string' ? `${item.summary}\n\n${item.description}` : item.summary;
+    delete item.summary;
+  };
+  const components = (copy.components ?? {}) as Record<string, unknown>;
+  const messages = [...entries(components.messages), ...entries(copy.channels).flatMap((channel) => entries(channel.messages))];
+  for (const item of [
+    ...entries(copy.servers),
+    ...entries(copy.channels),
+    ...entries(copy.operations),
+    ...entries(components.servers),
+    ...entries(components.channels),
+    ...entries(components.operations),
+    ...messages,
+  ]) {
+    moveSummary(item);
+  }
+  for (const example of messages.flatMap((message) => (Array.isArray(message.examples) ? (message.examples as Described[]) : []))) {
+    if (typeof example.summary === 'string') example.summary = example.summary.replace(CODE_SPAN, '$1');
+  }
+  return copy;
+}
+
 async function asyncApiPage(asyncapiPath: string): Promise<string> {
   const modules = {
     react: componentRequire('react'),
@@ -203,7 +240,8 @@ async function asyncApiPage(asyncapiPath: string): Promise<string> {
     component: componentRequire('@asyncapi/react-component'),
     parser: componentRequire('@asyncapi/parser'),
   } as AsyncApiPageModules;
-  const { document } = await new modules.parser.Parser().parse(await readFile(asyncapiPath, 'utf8'));
+  const source = withRenderableSummaries(parseYaml(await readFile(asyncapiPath, 'utf8')) as Record<string, unknown>);
+  const { document } = await new modules.parser.Parser().parse(JSON.stringify(source));
   const schema = document ? modules.parser.stringify(document) : undefined;
   if (!schema) throw new Error(`${shown(asyncapiPath)} is invalid: run node scripts/lint-asyncapi.ts`);
   const config = { show: { sidebar: true } };

@@ -9,6 +9,8 @@ const node = process.execPath; // Node 24 from the `node` devDependency: npm scr
 const bin = (name: string) => join('node_modules', '.bin', name);
 
 const steps: Array<[string, string, string[]]> = [
+  // First: a second, and it needs nothing installed. Every cited section must exist in docs/ (no trail leads outside).
+  ['citations lead to docs/decisions.md and docs/architecture.md (scripts/check-citations.ts)', node, ['scripts/check-citations.ts']],
   ['install the service binaries and the fuzzer (temporal, temporal-test-server, weed, schemathesis)', node, ['scripts/tools.ts']],
   ['generated/ is up to date with spec/', node, ['scripts/check-generated.ts']],
   // Fetched once here (Maven Central, version pinned in openapitools.json) so the SDK tests never race to download it.
@@ -22,6 +24,12 @@ const steps: Array<[string, string, string[]]> = [
   // ~3.5 min on 2 cores: two time-boxed schemathesis runs (tenant key, admin key) against the real app and services.
   ['contract fuzzing (schemathesis over spec/openapi.yaml, scripts/fuzz.ts)', node, ['scripts/fuzz.ts']],
 ];
+
+// Said up front, so nobody takes a quiet minute for a hang.
+console.log(
+  'npm test takes about 10 minutes on 2 cores (the first run longer: it installs the service binaries, the fuzzer and ' +
+    'the openapi-generator JAR). Contract fuzzing alone takes ~3.5 min and prints a progress line every 30 s.',
+);
 
 for (const [title, command, args] of steps) {
   console.log(`\n▶ ${title}`);

@@ -19,3 +19,54 @@ test('step 3 of the walk-through enables the post-meeting webhook with every inc
     include_action_items: true,
   });
 });
+
+// The walk-through is one session in one shell (plus a receiver and room clients in other terminals): it must read
+// top to bottom without a step that fails or a surprise a newcomer has to debug.
+const walkthrough = readme.slice(readme.indexOf('## Try it (curl)'), readme.indexOf('## Response shapes'));
+const shell = [...walkthrough.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((block) => block[1]).join('\n');
+const RECORDING_START = /\$BASE\/rooms\/([\w-]+)\/recordings\/start/g;
+
+test('the walk-through is all there, between its first heading and the response shapes', () => {
+  expect(walkthrough.length).toBeGreaterThan(1000);
+  expect(shell).toContain('recordings/start');
+});
+
+test('every shell variable is set before it is used, and answers go to the session working folder, not fixed /tmp files', () => {
+  expect(walkthrough).not.toMatch(/\/tmp\//);
+  const assigned = new Set<string>();
+  for (const line of shell.split('\n')) {
+    const code = line.replace(/(^|\s)#.*$/, ''); // comments may mention variables
+    for (const [, name] of code.matchAll(/\$\{?([A-Z_][A-Z0-9_]*)/g)) {
+      expect({ line, defined: assigned.has(name) }).toEqual({ line, defined: true });
+    }
+    for (const [, name] of code.matchAll(/(?:^|[\s;(])([A-Z_][A-Z0-9_]*)=/g)) assigned.add(name);
+  }
+  expect(assigned).toContain('WORK');
+  expect(shell).toMatch(/^WORK=\$\(mktemp -d\)/m);
+});
+
+test('the webhook receiver starts before anything is recorded', () => {
+  const receiver = walkthrough.indexOf('npx node examples/webhook-receiver.ts');
+  const firstRecording = walkthrough.search(RECORDING_START);
+  expect(receiver).toBeGreaterThan(0);
+  expect(firstRecording).toBeGreaterThan(receiver);
+});
+
+test("the room clients join the walk-through's own room, created with recording enabled, so they see its recordings", () => {
+  const recordedRooms = new Set([...shell.matchAll(RECORDING_START)].map((match) => match[1]));
+  expect(recordedRooms.size).toBe(1);
+  const [room] = recordedRooms;
+  const clients = [...shell.matchAll(/^.*examples\/room-client\.ts.*$/gm)].map((match) => match[0]);
+  expect(clients.length).toBeGreaterThan(0);
+  for (const client of clients) {
+    expect(client).toContain(`--room ${room}`);
+    expect(client).toMatch(/CONVENE_API_KEY=|--api-key/); // the walk-through's tenant, not a fresh one
+  }
+  const creations = [...shell.matchAll(/-X POST \$BASE\/rooms -H[^\n]*\\\n\s*-d '([^']*)'/g)].map((match) => JSON.parse(match[1]));
+  expect(creations.filter((body) => body.name === room)).toEqual([{ name: room, config: { recording_enabled: true } }]);
+  expect(shell.indexOf(`"name":"${room}"`)).toBeLessThan(shell.indexOf('examples/room-client.ts'));
+});
+
+test('"record again" records in the same room without creating it a second time', () => {
+  expect([...shell.matchAll(RECORDING_START)].length).toBeGreaterThanOrEqual(2);
+});
