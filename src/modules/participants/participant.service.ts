@@ -5,6 +5,7 @@ import type { DomainEvent, DomainEventPublisher } from '../../events/domain-even
 import type { AfterCommit, RoomSessions } from '../../events/room-sessions.ts';
 import { ApiError, forbidden, notFound } from '../../domain/errors.ts';
 import type { ParticipantRole, Principal } from '../../domain/principal.ts';
+import type { Handovers } from '../../handover/handover.ts';
 import type { AuthService, ParticipantTokenSet } from '../auth/auth.service.ts';
 import type { Room } from '../rooms/room.entity.ts';
 import { findRoom, findRoomOrNull, roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
@@ -28,6 +29,8 @@ export interface ParticipantServiceDeps {
   events: DomainEventPublisher;
   /** A removed or replaced participant's presence cleared and its sockets closed, in the removing transaction. */
   sessions: RoomSessions;
+  /** Wakes the hand-over relay after an early join created a room (its empty-room timer, DECISIONS §15). */
+  handovers: Pick<Handovers, 'committed'>;
   /** The pipelined insert of the common case (participant-insert.ts). */
   writer: ParticipantWriter;
   /** Participants with an open WebSocket (the real-time layer); without it nobody is present. */
@@ -112,6 +115,7 @@ export class ParticipantService {
         }
         return { row, room, roomCreated };
       });
+      if (added.roomCreated) this.deps.handovers.committed();
       for (const then of afterCommit) then();
     }
 
