@@ -29,15 +29,18 @@ export interface HandoverRow {
   workflow_id: string;
   attempts: number;
   last_error: string | null;
-  started_at: Date | null;
+  /** Whether the relay has started it. */
+  started: boolean;
 }
+
+const ROWS = 'select workflow_type, workflow_id, attempts, last_error, started_at is not null as started from workflow_handovers';
 
 /** The outbox rows of a workflow id (or all), oldest first. */
 export async function handoverRows(orm: Orm, workflowId?: string): Promise<HandoverRow[]> {
   const em = orm.em.fork();
   return workflowId
-    ? em.execute('select workflow_type, workflow_id, attempts, last_error, started_at from workflow_handovers where workflow_id = ? order by id', [workflowId])
-    : em.execute('select workflow_type, workflow_id, attempts, last_error, started_at from workflow_handovers order by id');
+    ? em.execute(`${ROWS} where workflow_id = ? order by id`, [workflowId])
+    : em.execute(`${ROWS} order by id`);
 }
 
 /** A relay over `orm`'s outbox that reaches `client`'s Temporal: what another api or worker process would run. */

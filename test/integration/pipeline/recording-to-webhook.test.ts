@@ -9,6 +9,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhoo
 import { sample } from '../../helpers/prometheus.ts';
 import { listRunsUntil, scanHistories, type RunRef } from '../../helpers/history-scan.ts';
 import { metrics } from '../../../src/metrics/metrics.ts';
+import { startedRun } from '../../helpers/handovers.ts';
 
 const SECRET = 'whsec_pipeline_0123456789abcdef0123456789';
 // Known secrets the histories must never hold (DECISIONS §13): the operator's and the tenant's provider keys.
@@ -144,7 +145,7 @@ describe('recording → ingestion → transcript → summary → signed webhook'
 
     await receiver.waitFor(2, 60_000);
     expect(receiver.received[1].headers['x-convene-delivery']).toBe(resent.body.data.id);
-    await stack.temporal.workflow.getHandle(transcriptionWorkflowId(queued.body.transcript_id)).result();
+    await (await startedRun(stack.temporal, transcriptionWorkflowId(queued.body.transcript_id))).result();
     const deadline = Date.now() + 10_000;
     let afterMore = await scrapeWorker();
     // The activity records its attempt just after the receiver answers: wait for the count, never for a fixed time.
