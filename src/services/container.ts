@@ -70,7 +70,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
   const temporal = createTemporalClient(config.temporal);
   const taskQueue = config.temporal.taskQueue;
   const emptyRoomTimer = new TemporalEmptyRoomTimer({ client: temporal.client, taskQueue, logger });
-  const events = new RealtimeEventPublisher({ bus: roomBus, timer: emptyRoomTimer, logger });
+  const events = new RealtimeEventPublisher({ bus: roomBus, logger });
   const orchestrator = new TemporalRecordingOrchestrator(temporal.client);
   const handovers = new Handovers({ taskQueue, ...(config.handoverFault ? { fault: config.handoverFault } : {}) });
   // Every process relays what any process recorded: a process that died between commit and start loses nothing.
