@@ -2,7 +2,8 @@
 // database step) twice while a real recording is between download and webhook: right after its file is stored in S3
 // (ingestion's markRecordingReady must wait), and again after post-meeting has planned (the completion that commits
 // the result, its delivery row and the delivery's hand-over must wait). The database steps wait it out; the tenant's
-// receiver gets exactly one webhook, the bucket holds exactly one object, one delivery row says `succeeded`.
+// receiver gets exactly one webhook, the bucket holds exactly one object, one delivery row says `succeeded`. Then (c)
+// a re-send, with the database gone as its delivery's first attempt begins: the re-sent webhook arrives once.
 // Real PostgreSQL (a private cluster, stopped and started on the same port), real S3, the development media server,
 // the real workflows and activities on Temporal's time-skipping server: the outage's minutes are skipped, not waited.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -45,6 +46,8 @@ const taskQueue = `pg-outage-${randomUUID()}`;
 
 /** Where the next outage begins: right after this activity has succeeded once. */
 let stopAfter: 'storeRecordingFile' | 'planPostMeeting' | null = null;
+/** Or right before this activity runs. */
+let stopBefore: 'attemptWebhookDelivery' | null = null;
 let stoppedNow: () => void = () => {};
 
 async function stopDatabase(): Promise<void> {
@@ -92,6 +95,13 @@ beforeAll(async () => {
       ...base,
       storeRecordingFile: outageAfter('storeRecordingFile', base.storeRecordingFile),
       planPostMeeting: outageAfter('planPostMeeting', base.planPostMeeting),
+      attemptWebhookDelivery: async (...args: Parameters<typeof base.attemptWebhookDelivery>) => {
+        if (stopBefore === 'attemptWebhookDelivery') {
+          stopBefore = null;
+          await stopDatabase();
+        }
+        return base.attemptWebhookDelivery(...args);
+      },
     },
   });
   running = worker.run();
@@ -123,7 +133,7 @@ async function outlastOldBudget(workflowId: string, activity: string): Promise<n
   throw new Error(`${activity} of ${workflowId} never passed ${OLD_BUDGET_ATTEMPTS} attempts`);
 }
 
-test('PostgreSQL stopped past the old budget after the upload and before delivery: one webhook, one object, one delivery', async () => {
+test('PostgreSQL stopped past the old budget after the upload, before delivery and during a re-send: each webhook once', async () => {
   const tenant = await createTenant(t);
   const room = await createRoom(t, tenant);
   await patchConfig(t, tenant, { transcription_enabled: false });
@@ -181,4 +191,24 @@ test('PostgreSQL stopped past the old budget after the upload and before deliver
   expect(deliveries.map((d) => [d.id, d.status])).toEqual([[outcome.deliveryId, 'succeeded']]);
   const { store } = t.services;
   expect(await store.list(store.bucket, `recordings/${tenant.id}/`)).toEqual([`recordings/${tenant.id}/${recordingId}.wav`]);
+
+  // (c) A re-send: committed with its hand-over, then the database goes away as the delivery's first attempt begins.
+  stopBefore = 'attemptWebhookDelivery';
+  const thirdOutage = new Promise<void>((resolve) => (stoppedNow = resolve));
+  const resent = await t.request.post(`/api/v1/webhook-deliveries/${outcome.deliveryId}/resend`).set(tenant.auth);
+  expect(resent.status).toBe(202);
+  const copyId = resent.body.data.id as string;
+  const copy = await startedRun(env.client, webhookDeliveryWorkflowId(copyId));
+  const copied = copy.result();
+  await thirdOutage;
+  expect(await outlastOldBudget(copy.workflowId, 'attemptWebhookDelivery')).toBeGreaterThan(OLD_BUDGET_ATTEMPTS);
+  await startDatabase(port);
+  expect(await copied).toEqual({ status: 'succeeded', attempts: 1 });
+  await receiver.waitFor(2);
+  expect(receiver.received.map((r) => r.headers['x-convene-delivery'])).toEqual([outcome.deliveryId, copyId]);
+  const all = await t.services.orm.em.fork().find(WebhookDeliverySchema, { recordingId }, { orderBy: { createdAt: 'asc' } });
+  expect(all.map((d) => [d.id, d.status, d.attemptCount])).toEqual([
+    [outcome.deliveryId, 'succeeded', 1],
+    [copyId, 'succeeded', 1],
+  ]);
 }, 600_000);

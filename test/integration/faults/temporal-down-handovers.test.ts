@@ -79,7 +79,7 @@ test('room creation, Sync and re-send with Temporal down: answered, recorded, th
   const original = (await createDelivery(t.services.orm.em.fork(), t.services.tenants, { tenantId: tenant.id, roomId: room.id, recordingId }))!;
   await t.services.orm.em.fork().nativeUpdate(WebhookDeliverySchema, { id: original.id }, { status: 'failed' });
   const resent = await t.request.post(`/api/v1/webhook-deliveries/${original.id}/resend`).set(tenant.auth);
-  expect(resent.status).toBe(201);
+  expect(resent.status).toBe(202);
   const copyId = resent.body.data.id as string;
 
   const ids = [emptyRoomWorkflowId(room.id), recordingIngestWorkflowId(syncedId), webhookDeliveryWorkflowId(copyId)];
