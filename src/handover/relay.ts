@@ -16,6 +16,9 @@ const BATCH = 20;
 const START_DEADLINE_MS = 5000;
 /** Backoff of a row whose start failed: 1 s, 2 s, 4 s … capped. */
 const MAX_BACKOFF_SECONDS = 30;
+/** Started rows are kept this long for operators, and pruned at most this often by each process. */
+const KEEP_STARTED = '1 day';
+const PRUNE_EVERY_MS = 10 * 60_000;
 
 interface PendingRow {
   id: string;
@@ -39,6 +42,7 @@ export class HandoverRelay {
   #running: Promise<void> | undefined;
   #again = false;
   #closed = false;
+  #prunedAt = 0;
 
   constructor(options: HandoverRelayOptions) {
     this.#o = options;
@@ -107,8 +111,9 @@ export class HandoverRelay {
           );
         }
       }
-      if (rows.length < BATCH) {
-        await tx.execute(`delete from workflow_handovers where started_at < now() - interval '1 day'`);
+      if (rows.length < BATCH && Date.now() - this.#prunedAt > PRUNE_EVERY_MS) {
+        this.#prunedAt = Date.now();
+        await tx.execute(`delete from workflow_handovers where started_at < now() - interval '${KEEP_STARTED}'`);
       }
       return rows.length;
     });
