@@ -12,7 +12,7 @@ import { RecordingSchema } from '../../../src/modules/recordings/recording.entit
 import { startDevMediaServer, type DevMediaServer } from '../../../src/upstream/dev-media-server.ts';
 import { createHttpUpstreamAdapter } from '../../../src/upstream/http-upstream-adapter.ts';
 import { WORKFLOWS_PATH } from '../../../src/worker.ts';
-import { emptyRoomWorkflowId, recordingIngestWorkflowId, webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
+import { emptyRoomWorkflowId, postMeetingWorkflowId, recordingIngestWorkflowId, webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
 import type { HandoverRelay } from '../../../src/handover/relay.ts';
 import { testActivities } from '../../helpers/activities.ts';
 import { configureWebhook, processedRecording } from '../../helpers/delivery-fixtures.ts';
@@ -104,9 +104,13 @@ test('room creation, Sync and re-send with Temporal down: answered, recorded, th
   const stored = await t.services.orm.em.fork().findOneOrFail(RecordingSchema, { id: syncedId });
   expect(stored.status).toBe('ready');
   expect(await t.services.store.list(t.services.store.bucket, `recordings/${tenant.id}/${syncedId}`)).toEqual([stored.objectKey]);
-  await receiver.waitFor(1);
-  // The re-send arrived once; no other delivery was made (the processed recording's original was never started).
-  expect(receiver.received.map((r) => r.headers['x-convene-delivery'])).toEqual([copyId]);
+  // The synced recording goes on to post-meeting and its own delivery (the tenant's webhook is on).
+  const syncedDelivery = (await (await startedRun(temporal, postMeetingWorkflowId(syncedId))).result()) as { deliveryId: string };
+  expect(await (await startedRun(temporal, webhookDeliveryWorkflowId(syncedDelivery.deliveryId))).result()).toEqual({ status: 'succeeded', attempts: 1 });
+  await receiver.waitFor(2);
+  // Each arrived once: the re-send and the synced recording's webhook (the processed recording's original was never
+  // started: it was made by hand, above).
+  expect(receiver.received.map((r) => r.headers['x-convene-delivery']).sort()).toEqual([copyId, syncedDelivery.deliveryId].sort());
   for (const id of ids) {
     expect(await handoverRows(t.services.orm, id)).toEqual([expect.objectContaining({ started: true })]);
     expect(await listRunsUntil(temporal, `WorkflowId = "${id}"`, (found) => found.length > 0)).toHaveLength(1);
