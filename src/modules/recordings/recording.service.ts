@@ -195,18 +195,15 @@ export class RecordingService {
       throw new ApiError('INVALID_STATE', `Only a ready recording in primary storage can be archived (this one is ${recording.status})`);
     }
     // DECISIONS §15: copy, then the row, then the primary copy's removal. A failure after the copy leaves the row
-    // pointing at the primary copy, still there; a failure after the row leaves an extra primary copy (removed by the
-    // next archive attempt or by retention), never a row pointing at nothing.
+    // pointing at the primary copy, still there (archive can be retried); a failure after the row leaves an extra
+    // primary copy (retention purges both buckets), never a row pointing at nothing.
     const key = recording.objectKey;
-    const unavailable = (err: unknown) => {
-      this.#deps.logger.error({ err, recordingId: id }, 'archive failed');
-      return new ApiError('SERVICE_UNAVAILABLE', 'The object store failed to archive the recording; retry later', { headers: { 'Retry-After': '5' } });
-    };
     let location;
     try {
       location = await this.#deps.store.copyToArchive(key);
     } catch (err) {
-      throw unavailable(err);
+      this.#deps.logger.error({ err, recordingId: id }, 'archive failed');
+      throw new ApiError('SERVICE_UNAVAILABLE', 'The object store failed to archive the recording; retry later', { headers: { 'Retry-After': '5' } });
     }
     recording.status = 'archived';
     recording.storageTier = 'archive';
