@@ -1,8 +1,8 @@
-// Fault test (issue 19, DECISIONS §15): Temporal is unreachable while rooms are created, recordings synced and a
-// delivery re-sent. Each request commits its change with the hand-over of its workflow and answers as usual; when a
+// Fault test (issue 19, DECISIONS §15): Temporal is unreachable while a room is created, the provider's recording.ready
+// arrives, a recording is synced and a delivery re-sent. Each request commits its change with the hand-over of its workflow and answers as usual; when a
 // relay can reach Temporal (another process's: here one started by the test, with a worker on the same queue), every
-// recorded run starts, exactly once, and does its work: the synced recording becomes `ready` with one object, the
-// re-sent webhook reaches the receiver once, the room's empty-room timer runs.
+// recorded run starts, exactly once, and does its work: the notified and the synced recordings become `ready` with one
+// object each and their webhooks, like the re-sent one, reach the receiver once; the room's empty-room timer runs.
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
@@ -23,6 +23,7 @@ import { createTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
 
 const SECRET = 'whsec_temporal_down_0123456789abcdef';
+const UPSTREAM_SECRET = 'temporal-down-upstream';
 const taskQueue = `temporal-down-${randomUUID()}`;
 let offline: TestApp;
 let media: DevMediaServer;
@@ -39,9 +40,14 @@ beforeAll(async () => {
   } catch {
     // installed by another test file of this jest worker
   }
-  media = await startDevMediaServer({ webhookSecret: 'temporal-down-upstream', autoNotify: false, processingDelayMs: 0 });
+  media = await startDevMediaServer({ webhookSecret: UPSTREAM_SECRET, autoNotify: false, processingDelayMs: 0 });
   // Temporal unreachable for this app: its requests and its own relay fail to reach it.
-  offline = await createTestApp({ TEMPORAL_ADDRESS: '127.0.0.1:9', TEMPORAL_TASK_QUEUE: taskQueue, UPSTREAM_API_URL: media.url });
+  offline = await createTestApp({
+    TEMPORAL_ADDRESS: '127.0.0.1:9',
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    UPSTREAM_API_URL: media.url,
+    UPSTREAM_WEBHOOK_SECRET: UPSTREAM_SECRET,
+  });
   receiver = await startWebhookReceiver(SECRET);
   connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   temporal = new Client({ connection });
@@ -65,6 +71,18 @@ test('room creation, Sync and re-send with Temporal down: answered, recorded, th
   // Room creation: 201, its empty-room timer recorded (a room that never ends would count against max_concurrent_rooms).
   const room = await createRoom(t, tenant);
 
+  // The provider's recording.ready: 202 once the imported recording and its ingestion's start are committed.
+  const notified = media.seedRecording({ meetingId: room.id, durationSeconds: 2 });
+  const { body, signature } = media.notificationFor(notified.id);
+  const accepted = await t.request
+    .post('/api/v1/webhooks/upstream/recording-ready')
+    .set('Content-Type', 'application/json')
+    .set('X-Upstream-Signature', signature)
+    .send(body);
+  expect(accepted.status).toBe(202);
+  expect(accepted.body).toEqual({ received: true });
+  const notifiedId = (await t.services.orm.em.fork().findOneOrFail(RecordingSchema, { upstreamRecordingId: notified.id })).id;
+
   // Sync: the provider's recording is imported `processing`, its ingestion recorded.
   const upstream = createHttpUpstreamAdapter({ baseUrl: media.url });
   const remote = await upstream.startRecording({ roomId: room.id });
@@ -82,7 +100,7 @@ test('room creation, Sync and re-send with Temporal down: answered, recorded, th
   expect(resent.status).toBe(202);
   const copyId = resent.body.data.id as string;
 
-  const ids = [emptyRoomWorkflowId(room.id), recordingIngestWorkflowId(syncedId), webhookDeliveryWorkflowId(copyId)];
+  const ids = [emptyRoomWorkflowId(room.id), recordingIngestWorkflowId(notifiedId), recordingIngestWorkflowId(syncedId), webhookDeliveryWorkflowId(copyId)];
   for (const id of ids) expect(await handoverRows(t.services.orm, id)).toEqual([expect.objectContaining({ workflow_id: id, started: false })]);
 
   // Temporal reachable again (for a relay of another process, and a worker on the queue): everything recorded starts.
@@ -95,22 +113,27 @@ test('room creation, Sync and re-send with Temporal down: answered, recorded, th
   running = worker.run();
   relay = startRelay(t.services.orm, temporal, taskQueue);
 
-  const ingestion = await startedRun(temporal, recordingIngestWorkflowId(syncedId));
-  expect(await ingestion.result()).toMatchObject({ status: 'ready' });
+  for (const id of [notifiedId, syncedId]) {
+    expect(await (await startedRun(temporal, recordingIngestWorkflowId(id))).result()).toMatchObject({ status: 'ready' });
+  }
   const delivery = await startedRun(temporal, webhookDeliveryWorkflowId(copyId));
   expect(await delivery.result()).toEqual({ status: 'succeeded', attempts: 1 });
   await startedRun(temporal, emptyRoomWorkflowId(room.id));
 
-  const stored = await t.services.orm.em.fork().findOneOrFail(RecordingSchema, { id: syncedId });
-  expect(stored.status).toBe('ready');
-  expect(await t.services.store.list(t.services.store.bucket, `recordings/${tenant.id}/${syncedId}`)).toEqual([stored.objectKey]);
-  // The synced recording goes on to post-meeting and its own delivery (the tenant's webhook is on).
-  const syncedDelivery = (await (await startedRun(temporal, postMeetingWorkflowId(syncedId))).result()) as { deliveryId: string };
-  expect(await (await startedRun(temporal, webhookDeliveryWorkflowId(syncedDelivery.deliveryId))).result()).toEqual({ status: 'succeeded', attempts: 1 });
-  await receiver.waitFor(2);
-  // Each arrived once: the re-send and the synced recording's webhook (the processed recording's original was never
-  // started: it was made by hand, above).
-  expect(receiver.received.map((r) => r.headers['x-convene-delivery']).sort()).toEqual([copyId, syncedDelivery.deliveryId].sort());
+  const deliveryIds = [copyId];
+  for (const id of [notifiedId, syncedId]) {
+    const stored = await t.services.orm.em.fork().findOneOrFail(RecordingSchema, { id });
+    expect(stored.status).toBe('ready');
+    expect(await t.services.store.list(t.services.store.bucket, `recordings/${tenant.id}/${id}`)).toEqual([stored.objectKey]);
+    // Each ingested recording goes on to post-meeting and its own delivery (the tenant's webhook is on).
+    const { deliveryId } = (await (await startedRun(temporal, postMeetingWorkflowId(id))).result()) as { deliveryId: string };
+    expect(await (await startedRun(temporal, webhookDeliveryWorkflowId(deliveryId))).result()).toEqual({ status: 'succeeded', attempts: 1 });
+    deliveryIds.push(deliveryId);
+  }
+  await receiver.waitFor(3);
+  // Each arrived once: the re-send and the two ingested recordings' webhooks (the processed recording's original was
+  // never started: it was made by hand, above).
+  expect(receiver.received.map((r) => r.headers['x-convene-delivery']).sort()).toEqual(deliveryIds.sort());
   for (const id of ids) {
     expect(await handoverRows(t.services.orm, id)).toEqual([expect.objectContaining({ started: true })]);
     expect(await listRunsUntil(temporal, `WorkflowId = "${id}"`, (found) => found.length > 0)).toHaveLength(1);
