@@ -805,7 +805,8 @@ export interface paths {
          *     recording's room (`400 VALIDATION_ERROR` otherwise). `provider` is one of the ids listed by
          *     `GET /api/v1/transcription/providers` (the default provider when omitted; an unknown one is
          *     `400 VALIDATION_ERROR`). The recording must be `ready` or `archived` (`400 INVALID_STATE`). The answer comes
-         *     once the transcription workflow has started; with Temporal unreachable it is `503` and nothing is queued.
+         *     once the transcript and the start of its workflow are stored together; the workflow starts right after (with
+         *     Temporal unreachable, as soon as it is back: the request is still answered 202 and nothing is lost).
          */
         post: operations["queueTranscription"];
         delete?: never;
@@ -951,9 +952,11 @@ export interface paths {
          *     wrong signature is `401 INVALID_SIGNATURE` whatever the body. `meeting_id` is the Convene room id (unknown:
          *     `404 NOT_FOUND`); a recording Convene does not know yet is imported.
          *
-         *     The answer is 202 as soon as the ingestion is started (download from `url`, upload to permanent storage,
-         *     status `ready`, then post-meeting processing per the tenant's config). A duplicate notification starts no
-         *     second ingestion and is answered 202 as well.
+         *     The answer is 202 as soon as the recording and the start of its ingestion are stored together (download from
+         *     `url`, upload to permanent storage, status `ready`, then post-meeting processing per the tenant's config);
+         *     the ingestion starts right after, or, while the workflow service is unreachable, as soon as it is back: the
+         *     notification is still answered 202 and nothing is lost. A duplicate notification starts no second ingestion
+         *     and is answered 202 as well.
          */
         post: operations["receiveUpstreamRecordingReady"];
         delete?: never;

@@ -33,6 +33,13 @@ export interface Config {
   webhookTimeoutMs: number;
   /** How long ingestion retries transient upstream/storage failures before the recording fails, seconds (DECISIONS §7). */
   ingestRetryWindowSeconds: number;
+  /**
+   * How often each process looks for recorded hand-overs (workflow starts) still to relay to Temporal, in ms
+   * (DECISIONS §15). The common path does not wait for it: a committing request or activity wakes the relay at once.
+   */
+  handoverPollMs: number;
+  /** Test-only fault injection: `exit-after-commit` makes the process exit right after a hand-over commits, before it is relayed. */
+  handoverFault: 'exit-after-commit' | undefined;
   wsOriginPatterns: string[];
   rateLimitPerMinute: number;
   /**
@@ -138,6 +145,9 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryDelays: read.durations('WEBHOOK_RETRY_DELAYS', [0, 60, 300, 900, 3600, 14400]),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 30_000, 100, 120_000),
     ingestRetryWindowSeconds: read.duration('INGEST_RETRY_WINDOW', 24 * 3600, 60, 30 * 24 * 3600),
+    handoverPollMs: read.integer('HANDOVER_POLL_MS', 2000, 50, 60_000),
+    // Never honoured in production: a crash on purpose is for the fault tests only.
+    handoverFault: production ? undefined : (read.oneOf('HANDOVER_FAULT', ['none', 'exit-after-commit'], 'none') === 'exit-after-commit' ? 'exit-after-commit' : undefined),
     wsOriginPatterns: read.list('WS_ORIGIN_PATTERNS', ['http://localhost:*', 'http://127.0.0.1:*', 'https://localhost:*', 'https://127.0.0.1:*']),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
     authFailureLimitPerMinute: read.integer('AUTH_FAILURE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),

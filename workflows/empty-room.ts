@@ -3,12 +3,10 @@
 // The API signals it on every change between "somebody present" and "nobody present" (src/temporal/empty-room-timer.ts).
 import { condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { RoomActivities } from '../src/activities/rooms.ts';
-import { emptyRoomStateQuery, presenceSignal, roomClosedSignal, type EmptyRoomInput, type PresenceSignal } from './shared.ts';
+import { databaseStep, emptyRoomStateQuery, presenceSignal, roomClosedSignal, type EmptyRoomInput, type PresenceSignal } from './shared.ts';
 
-const options = {
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-} as const;
+// Database steps (DECISIONS §15).
+const options = databaseStep();
 const { emptyRoomTimeoutMinutes } = proxyActivities<RoomActivities>({ ...options, summary: "read the tenant's empty_room_timeout_minutes" });
 const { endEmptyRoom } = proxyActivities<RoomActivities>({ ...options, summary: 'end the room if it is still empty' });
 

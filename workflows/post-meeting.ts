@@ -1,6 +1,8 @@
 // Post-meeting processing of one recording (DECISIONS §9): plan from the tenant's config, transcribe (a child
-// transcription workflow), summarise, complete the post_meeting_results row, then hand over to the outgoing webhook
-// (issue 9). Each step fails alone: its failure becomes an errors[] entry and the next step goes on.
+// transcription workflow), summarise, then complete the post_meeting_results row and hand over to the outgoing webhook
+// (issue 9) in one activity, one transaction: the result's `completed`, its delivery row and the delivery workflow's
+// hand-over commit together (DECISIONS §15). Each step fails alone: its failure becomes an errors[] entry and the next
+// step goes on.
 // The id is post-meeting-<recordingId>; the ingestion workflow starts it (abandoned) when the recording is ready.
 import {
   ActivityFailure,
@@ -12,24 +14,13 @@ import {
   proxyActivities,
   startChild,
 } from '@temporalio/workflow';
-import type { DeliveryActivities } from '../src/activities/deliveries.ts';
 import type { PostMeetingActivities } from '../src/activities/post-meeting.ts';
 import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
-import { searchAttributesFor, transcriptionWorkflowId, type PostMeetingInput } from './shared.ts';
+import { databaseStep, searchAttributesFor, transcriptionWorkflowId, type PostMeetingInput } from './shared.ts';
 import { transcriptionWorkflow } from './transcription.ts';
-import { startWebhookDeliveryChild } from './webhook-delivery.ts';
 
-// Database steps.
-const bookkeeping = proxyActivities<PostMeetingActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 10,
-    nonRetryableErrorTypes: [TRANSCRIPTION_FAILURE.transcriptGone],
-  },
-});
+// Database steps: they wait out the database (DECISIONS §15), however long it is away.
+const bookkeeping = proxyActivities<PostMeetingActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
 
 // The AI analyser: a transient failure (429, 5xx, timeout) retries 3 times (2 s, 4 s, 8 s), then the step is recorded
 // as failed and the others go on (DECISIONS §9).
@@ -42,12 +33,6 @@ const analysis = proxyActivities<PostMeetingActivities>({
     maximumAttempts: 4,
     nonRetryableErrorTypes: Object.values(TRANSCRIPTION_FAILURE),
   },
-});
-
-// The hand-over to the outgoing webhook (DECISIONS §10): the delivery row is created from the completed result.
-const delivery = proxyActivities<DeliveryActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 });
 
 export interface PostMeetingOutcome {
@@ -92,16 +77,11 @@ export async function postMeetingWorkflow({ recordingId }: PostMeetingInput): Pr
     }
   }
 
-  const { errors } = await bookkeeping.completePostMeeting.executeWithOptions({ summary: 'mark post-meeting completed' }, [{ recordingId }]);
-
-  let deliveryId: string | null = null;
-  if (plan.deliver) {
-    const created = await delivery.createWebhookDelivery.executeWithOptions({ summary: 'create the post-meeting webhook delivery' }, [{ recordingId }]);
-    if (created) {
-      deliveryId = created.deliveryId;
-      await startWebhookDeliveryChild({ ...subject, deliveryId });
-    }
-  }
+  // The delivery's workflow is started by the hand-over relay once this commits (src/handover/), not by this run.
+  const { errors, deliveryId } = await bookkeeping.completePostMeeting.executeWithOptions(
+    { summary: plan.deliver ? 'mark post-meeting completed, create and hand over its webhook delivery' : 'mark post-meeting completed' },
+    [{ recordingId, deliver: plan.deliver }],
+  );
   return { status: 'completed', transcriptId, summarised, errors, deliveryId };
 }
 

@@ -2,12 +2,13 @@
 // every process. Stop Recording signals it, and it ends without doing anything. Id: recording-autostop-<recordingId>.
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
-import { recordingStoppedSignal, type AutoStopInput } from './shared.ts';
+import { DATABASE_STEP_RETRY, recordingStoppedSignal, type AutoStopInput } from './shared.ts';
 
+// The database and the provider: retried until both answer (DECISIONS §15).
 const { autoStopRecording } = proxyActivities<RecordingActivities>({
   summary: 'stop the recording at the provider',
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+  retry: { ...DATABASE_STEP_RETRY, maximumInterval: '1 minute' },
 });
 
 export async function recordingAutoStopWorkflow(input: AutoStopInput): Promise<{ autoStopped: boolean }> {

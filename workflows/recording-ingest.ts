@@ -13,6 +13,7 @@ import {
 import type { RecordingActivities } from '../src/activities/recordings.ts';
 import { recordingRetentionWorkflow } from './recording-retention.ts';
 import {
+  databaseStep,
   formatWindow,
   NON_RETRYABLE,
   postMeetingWorkflowId,
@@ -21,19 +22,8 @@ import {
   type IngestRecordingInput,
 } from './shared.ts';
 
-// Quick database calls.
-const bookkeeping = (summary: string) =>
-  proxyActivities<RecordingActivities>({
-    summary,
-    startToCloseTimeout: '30 seconds',
-    retry: {
-      initialInterval: '1 second',
-      backoffCoefficient: 2,
-      maximumInterval: '1 minute',
-      maximumAttempts: 10,
-      nonRetryableErrorTypes: [NON_RETRYABLE.recordingGone],
-    },
-  });
+// Database steps: they wait out the database (DECISIONS §15), however long it is away.
+const bookkeeping = (summary: string) => proxyActivities<RecordingActivities>({ summary, ...databaseStep([NON_RETRYABLE.recordingGone]) });
 
 /** One transfer attempt at most (a 20 GiB file on a slow link). */
 const TRANSFER_ATTEMPT_SECONDS = 4 * 3600;

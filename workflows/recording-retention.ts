@@ -3,12 +3,10 @@
 // Id: recording-retention-<recordingId>.
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
-import type { RetentionInput } from './shared.ts';
+import { DATABASE_STEP_RETRY, type RetentionInput } from './shared.ts';
 
-const options = {
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 50 },
-} as const;
+// The database and S3: retried until both answer (DECISIONS §15); a purge is an obligation, not an attempt.
+const options = { startToCloseTimeout: '1 minute', retry: { ...DATABASE_STEP_RETRY, maximumInterval: '10 minutes' } } as const;
 const { retentionDeadline } = proxyActivities<RecordingActivities>({ ...options, summary: "read the tenant's retention deadline" });
 const { purgeRecording } = proxyActivities<RecordingActivities>({ ...options, summary: 'purge the stored file (both tiers)' });
 

@@ -1,15 +1,16 @@
-// Ending or deleting a room stops its recording (DECISIONS §6), durably. RoomService starts this run inside the
-// transaction that ends or deletes the room; its activity first waits for that transaction to finish (the room row's
-// lock) and stops nothing if it rolled back. A crash after the commit therefore cannot leave a recording running.
+// Ending or deleting a room stops its recording (DECISIONS §6), durably. The ending or deleting transaction records
+// this run's hand-over (src/handover/, DECISIONS §15), so it starts once that transaction has committed, even after a
+// crash; its activity re-reads the room (under its row lock) and stops nothing while the room is active.
 // Id: room-recording-stop-<roomId>.
 import { getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
-import { recordingAutoStopWorkflowId, recordingStoppedSignal, type RoomRecordingStopInput } from './shared.ts';
+import { DATABASE_STEP_RETRY, recordingAutoStopWorkflowId, recordingStoppedSignal, type RoomRecordingStopInput } from './shared.ts';
 
+// The database and the provider: retried until both answer (DECISIONS §15), a recording is never left running.
 const { stopClosedRoomRecording } = proxyActivities<RecordingActivities>({
   summary: 'stop what still records the room, at the provider',
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+  retry: { ...DATABASE_STEP_RETRY, maximumInterval: '1 minute' },
 });
 
 export async function roomRecordingStopWorkflow(input: RoomRecordingStopInput): Promise<{ stoppedRecordingId: string | null }> {

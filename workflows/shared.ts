@@ -170,3 +170,19 @@ export const NON_RETRYABLE = {
    */
   permanentIngestFailure: 'PermanentIngestFailure',
 } as const;
+
+/**
+ * Retry policy of activities that only touch the database (DECISIONS §15): they wait out the database, however long it
+ * is away (no attempt limit; 1 s, 2 s, 4 s … capped at 30 s), so a PostgreSQL outage of hours delays a pipeline and
+ * never fails or drops it. Only an error no retry can fix is non-retryable: the workflow adds those types per use.
+ */
+export const DATABASE_STEP_RETRY = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '30 seconds',
+} as const;
+
+/** The activity options of a database step: each attempt bounded, the attempts not (DATABASE_STEP_RETRY). */
+export function databaseStep(nonRetryableErrorTypes: string[] = []) {
+  return { startToCloseTimeout: '30 seconds', retry: { ...DATABASE_STEP_RETRY, nonRetryableErrorTypes } } as const;
+}

@@ -4,19 +4,10 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { TranscriptionActivities } from '../src/activities/transcription.ts';
 import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
-import type { TranscriptionInput } from './shared.ts';
+import { databaseStep, type TranscriptionInput } from './shared.ts';
 
-// Quick database updates.
-const bookkeeping = proxyActivities<TranscriptionActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 10,
-    nonRetryableErrorTypes: [TRANSCRIPTION_FAILURE.transcriptGone],
-  },
-});
+// Database updates: they wait out the database (DECISIONS §15).
+const bookkeeping = proxyActivities<TranscriptionActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
 
 /**
  * The provider call. It heartbeats as bytes are sent and while the provider works, so a dead worker is noticed within

@@ -51,9 +51,9 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryWorkflowInpu
 }
 
 /**
- * The hand-over from post-meeting processing (issue 8): after `createWebhookDelivery` returned a delivery id, start its
- * delivery as an abandoned child (it outlives the parent), with the id, search attributes and summary of DECISIONS §13.
- * A delivery already started (a replayed or repeated parent) is left running.
+ * A delivery started as an abandoned child (it outlives the parent), with the id, search attributes and summary of
+ * DECISIONS §13; a delivery already started is left running. Post-meeting no longer uses it: its completion records the
+ * delivery's start with the delivery row (src/handover/, DECISIONS §15). Kept for the delivery tests' stand-in parent.
  */
 export async function startWebhookDeliveryChild(subject: {
   deliveryId: string;

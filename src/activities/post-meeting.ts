@@ -2,7 +2,9 @@
 // transcript row, summarise, record failures, complete. All keyed by the recording; each one repeatable.
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
+import type { Handovers } from '../handover/handover.ts';
 import type { Logger } from '../logger.ts';
+import { createDelivery, deliveryStart } from '../modules/deliveries/delivery.service.ts';
 import { metrics } from '../metrics/metrics.ts';
 import { postMeetingTranscriptionProvider, type ProviderRegistry } from '../providers/registry.ts';
 import { PostMeetingResultSchema, type PostMeetingError } from '../modules/post-meeting/post-meeting-result.entity.ts';
@@ -22,6 +24,9 @@ export interface PostMeetingActivityDeps {
   tenants: Pick<TenantService, 'effectiveConfig'>;
   providers: ProviderRegistry;
   logger: Logger;
+  handovers: Pick<Handovers, 'transaction' | 'record'>;
+  /** WEBHOOK_RETRY_DELAYS, fixed in the delivery's input at creation. */
+  webhooks: { retryDelaysSeconds: number[] };
 }
 
 export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
@@ -149,17 +154,26 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
       await appendErrors(orm.em.fork(), recordingId, errors);
     },
 
-    /** Every step has finished, well or not. */
-    async completePostMeeting({ recordingId }: { recordingId: string }): Promise<{ errors: number }> {
-      const em = orm.em.fork();
-      const row = await em.findOne(PostMeetingResultSchema, { recording: recordingId });
-      if (!row) return { errors: 0 };
-      if (row.status !== 'completed') {
-        row.status = 'completed';
-        row.completedAt = new Date();
-        await em.flush();
-      }
-      return { errors: row.errors.length };
+    /**
+     * Every step has finished, well or not: the result becomes `completed` and, when `deliver`, its webhook delivery
+     * row and the delivery workflow's hand-over are created, all in one transaction (DECISIONS §15): never a completed
+     * result without its delivery, nor a delivery nothing sends. Repeatable: a repeat finds the same delivery (one
+     * original per recording) and records its start again, which the relay collapses into the one run.
+     */
+    async completePostMeeting({ recordingId, deliver = false }: { recordingId: string; deliver?: boolean }): Promise<{ errors: number; deliveryId: string | null }> {
+      return deps.handovers.transaction(orm.em.fork(), async (tx) => {
+        const row = await tx.findOne(PostMeetingResultSchema, { recording: recordingId });
+        if (!row) return { errors: 0, deliveryId: null };
+        if (row.status !== 'completed') {
+          row.status = 'completed';
+          row.completedAt = new Date();
+          await tx.flush();
+        }
+        if (!deliver) return { errors: row.errors.length, deliveryId: null };
+        const delivery = await createDelivery(tx, tenants, { tenantId: row.tenant.id, roomId: row.roomId, recordingId });
+        if (delivery) await deps.handovers.record(tx, deliveryStart(delivery, deps.webhooks.retryDelaysSeconds));
+        return { errors: row.errors.length, deliveryId: delivery?.id ?? null };
+      });
     },
   });
 }

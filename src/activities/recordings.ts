@@ -168,7 +168,14 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       stored: StoredRecording;
       durationSeconds: number | null;
     }): Promise<{ changed: boolean; tenantId: string }> {
-      const { em, recording } = await load(input.recordingId);
+      const em = orm.em.fork();
+      const recording = await em.findOne(RecordingSchema, { id: input.recordingId });
+      if (!recording) {
+        // DECISIONS §15: the recording was deleted (its room or tenant) while its file was being stored. The file is
+        // removed, not orphaned; then the run ends as for any vanished recording.
+        await store.delete({ bucket: input.stored.bucket, key: input.stored.key });
+        throw ApplicationFailure.nonRetryable(`recording ${input.recordingId} no longer exists; its stored file was removed`, NON_RETRYABLE.recordingGone);
+      }
       const tenantId = recording.tenant.id;
       if (recording.purgedAt || recording.status === 'ready' || recording.status === 'archived') return { changed: false, tenantId };
       recording.status = 'ready';

@@ -7,8 +7,8 @@
 //   convene_http_request_duration_seconds  src/metrics/http.ts (middleware in src/app.ts), API process
 //   convene_websockets_open                src/realtime/gateway.ts, API process
 //   convene_room_events_total              src/realtime/pg-bus.ts (the one place room events are produced)
-//   convene_workflow_starts_total          the Temporal starters (recording orchestrator, tenant purge, empty-room timer,
-//                                          transcript orchestrator, delivery starter)
+//   convene_workflow_starts_total          the hand-over relay (src/handover/relay.ts: every recorded start, in the api
+//                                          or worker process that relayed it), the empty-room timer's presence signals
 //   convene_webhook_attempts_total         src/activities/deliveries.ts (attemptOutcome in delivery-sender.ts), worker
 //   convene_transcription_duration_seconds src/activities/transcription.ts, worker
 //   convene_ai_duration_seconds            src/activities/post-meeting.ts (summarisePostMeeting), worker

@@ -1,6 +1,5 @@
 import { LocalEventBus, type DomainEvent } from '../events/domain-events.ts';
 import type { Logger } from '../logger.ts';
-import type { EmptyRoomTimer } from '../temporal/empty-room-timer.ts';
 import type { PgRoomBus } from './pg-bus.ts';
 
 /**
@@ -11,13 +10,11 @@ import type { PgRoomBus } from './pg-bus.ts';
  */
 export class RealtimeEventPublisher extends LocalEventBus {
   private readonly bus: PgRoomBus;
-  private readonly timer: EmptyRoomTimer;
   private readonly logger: Logger;
 
-  constructor(deps: { bus: PgRoomBus; timer: EmptyRoomTimer; logger: Logger }) {
+  constructor(deps: { bus: PgRoomBus; logger: Logger }) {
     super();
     this.bus = deps.bus;
-    this.timer = deps.timer;
     this.logger = deps.logger;
   }
 
@@ -33,14 +30,9 @@ export class RealtimeEventPublisher extends LocalEventBus {
   private async fanOut(event: DomainEvent): Promise<void> {
     switch (event.type) {
       case 'room.created':
-        // Empty from creation: the timer starts now (DECISIONS §6). Timer calls are not awaited: a slow Temporal
-        // must not slow the request (they log their own failures, and `seq` orders late signals).
-        void this.timer.presenceChanged(event.tenantId, event.roomId, false, 0);
-        return;
       case 'participant.added':
-        // Announced as participant.joined when its socket opens. Also starts the room's timer if nothing has yet
-        // (it normally has, from room.created, unless Temporal was unreachable then).
-        void this.timer.ensureRunning(event.tenantId, event.roomId);
+        // The room's empty-room timer is started by the hand-over recorded with the room (DECISIONS §6, §15), even
+        // while Temporal is unreachable; a participant is announced as participant.joined when its socket opens.
         return;
       case 'recording.started':
       case 'recording.stopped': {

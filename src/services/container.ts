@@ -22,10 +22,9 @@ import { RealtimeRoomSessions } from '../realtime/room-sessions.ts';
 import { S3ObjectStore, type ObjectStore } from '../storage/object-store.ts';
 import { createS3Client } from '../storage/s3-client.ts';
 import { createTemporalClient, type TemporalClient } from '../temporal/client.ts';
-import { TemporalDeliveryStarter } from '../temporal/delivery-starter.ts';
 import { TemporalRecordingOrchestrator } from '../temporal/recording-orchestrator.ts';
-import { TemporalTenantPurger } from '../temporal/tenant-purger.ts';
-import { TemporalTranscriptionOrchestrator } from '../temporal/transcription-orchestrator.ts';
+import { Handovers } from '../handover/handover.ts';
+import { HandoverRelay } from '../handover/relay.ts';
 import { createHttpUpstreamAdapter } from '../upstream/http-upstream-adapter.ts';
 import type { MediaProvider } from '../upstream/media-provider.ts';
 import { readinessChecks } from './readiness.ts';
@@ -47,6 +46,8 @@ export interface Core {
   /** Presence cleanup and socket notices that commit with a service's change. */
   sessions: RealtimeRoomSessions;
   orchestrator: TemporalRecordingOrchestrator;
+  /** Workflow starts recorded with the change that implies them (DECISIONS §15); relayed by this process too. */
+  handovers: Handovers;
   tenants: TenantService;
   rooms: RoomService;
   /** Transcription providers and AI analysers (DECISIONS §9), from the operator's settings. */
@@ -69,20 +70,23 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
   const temporal = createTemporalClient(config.temporal);
   const taskQueue = config.temporal.taskQueue;
   const emptyRoomTimer = new TemporalEmptyRoomTimer({ client: temporal.client, taskQueue, logger });
-  const events = new RealtimeEventPublisher({ bus: roomBus, timer: emptyRoomTimer, logger });
-  const orchestrator = new TemporalRecordingOrchestrator(temporal.client, taskQueue, {
-    ingestRetryWindowSeconds: config.ingestRetryWindowSeconds,
-  });
+  const events = new RealtimeEventPublisher({ bus: roomBus, logger });
+  const orchestrator = new TemporalRecordingOrchestrator(temporal.client);
+  const handovers = new Handovers({ taskQueue, ...(config.handoverFault ? { fault: config.handoverFault } : {}) });
   const providers = createProviderRegistry(config);
+  // Every process relays what any process recorded: a process that died between commit and start loses nothing.
+  const relay = new HandoverRelay({ orm, client: temporal.client, handovers, logger, pollMs: config.handoverPollMs });
+  relay.start();
+  const sessions = new RealtimeRoomSessions({ bus: roomBus, timer: emptyRoomTimer });
   const tenants = new TenantService({
     secretBox: new SecretBox(config.secretsKey),
     production: config.nodeEnv === 'production',
-    purger: new TemporalTenantPurger(temporal.client, taskQueue),
+    handovers,
+    sessions,
     providers,
   });
-  const sessions = new RealtimeRoomSessions({ bus: roomBus, timer: emptyRoomTimer });
-  // Ending or deleting a room stops its recording (DECISIONS §6) through a workflow started in that transaction.
-  const rooms = new RoomService({ tenants, events, sessions, orchestrator });
+  // Ending or deleting a room stops its recording (DECISIONS §6) through a hand-over recorded in that transaction.
+  const rooms = new RoomService({ tenants, events, sessions, handovers });
   return {
     config,
     logger,
@@ -96,10 +100,12 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
     events,
     sessions,
     orchestrator,
+    handovers,
     tenants,
     rooms,
     providers,
     async close() {
+      await relay.close();
       await emptyRoomTimer.close();
       await temporal.close();
       s3.destroy();
@@ -112,7 +118,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
 /** The api role's services: the core plus tokens, participants, recordings and the readiness checks. */
 export async function createServices(config: Config, logger: Logger, databaseUrl: string): Promise<Services> {
   const core = await createCore(config, logger, databaseUrl);
-  const { orm, s3, tenants, rooms, events, sessions, provider, store, orchestrator, providers, temporal, logger: log } = core;
+  const { orm, s3, tenants, rooms, events, sessions, provider, store, orchestrator, providers, handovers, logger: log } = core;
   const secretBox = new SecretBox(config.secretsKey);
   const keyPolicy = keyRotationPolicy(config.tokens);
   const keys = await loadSigningKeys(orm.em.fork(), secretBox, keyPolicy);
@@ -120,7 +126,16 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
   // A rotated key reaches this instance within one reload (src/db/signing-keys.ts).
   const stopKeyRefresh = refreshSigningKeys({ orm, box: secretBox, tokens, policy: keyPolicy, logger });
   const auth = new AuthService(tokens, config.tokens);
-  const recordings = new RecordingService({ provider, store, orchestrator, events, tenants, logger });
+  const recordings = new RecordingService({
+    provider,
+    store,
+    orchestrator,
+    handovers,
+    ingestRetryWindowSeconds: config.ingestRetryWindowSeconds,
+    events,
+    tenants,
+    logger,
+  });
   const writer = new ParticipantWriter({ databaseUrl, logger });
   const participants = new ParticipantService({
     writer,
@@ -129,18 +144,20 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     auth,
     events,
     sessions,
+    handovers,
     presentIn: presentParticipantIds,
     isRecording: (em, roomId) => recordings.isRecording(em, roomId),
   });
   const transcripts = new TranscriptService({
     providers,
-    orchestrator: new TemporalTranscriptionOrchestrator(temporal.client, config.temporal.taskQueue),
+    handovers,
     tenants,
     logger: log,
   });
   const deliveries = new DeliveryService({
     tenants,
-    starter: new TemporalDeliveryStarter(temporal.client, config.temporal.taskQueue, config.webhookRetryDelays),
+    handovers,
+    retryDelaysSeconds: config.webhookRetryDelays,
     logger,
   });
   return {

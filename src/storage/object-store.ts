@@ -50,6 +50,11 @@ export interface ObjectStore {
   presignGet(location: ObjectLocation, options?: { expiresInSeconds?: number; fileName?: string }): Promise<string>;
   /** Copies the object to the archive bucket, then removes the primary copy. Safe to repeat. */
   archive(key: string): Promise<ObjectLocation>;
+  /**
+   * Copies the object to the archive bucket and keeps the primary copy (Archive Recording removes it once the row says
+   * `archived`, DECISIONS §15). Safe to repeat: an archive copy already there is enough when the primary one is gone.
+   */
+  copyToArchive(key: string): Promise<ObjectLocation>;
   /** Removes the object; a missing object is not an error. */
   delete(location: ObjectLocation): Promise<void>;
   /** The object's size and type, or null when it does not exist. */
@@ -202,6 +207,12 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async archive(key: string): Promise<ObjectLocation> {
+    const target = await this.copyToArchive(key);
+    await this.delete({ bucket: this.bucket, key });
+    return target;
+  }
+
+  async copyToArchive(key: string): Promise<ObjectLocation> {
     const target = { bucket: this.archiveBucket, key };
     // Repeatable: after a crash between copy and delete, the primary copy is gone or the archive copy exists.
     if (await this.head({ bucket: this.bucket, key })) {
@@ -213,7 +224,6 @@ export class S3ObjectStore implements ObjectStore {
         }),
       );
       if (!(await this.head(target))) throw new Error(`archive copy of ${key} is missing after CopyObject`);
-      await this.delete({ bucket: this.bucket, key });
     } else if (!(await this.head(target))) {
       throw new Error(`cannot archive ${key}: no copy in ${this.bucket} or ${this.archiveBucket}`);
     }

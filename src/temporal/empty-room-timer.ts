@@ -8,8 +8,6 @@ import { emptyRoomWorkflowId, presenceSignal, roomClosedSignal, searchAttributes
 export interface EmptyRoomTimer {
   /** The room became empty (present false) or occupied (present true); `seq` orders the changes. */
   presenceChanged(tenantId: string, roomId: string, present: boolean, seq: number): Promise<void>;
-  /** Starts the room's workflow unless this instance has already started or signalled it (a participant was added). */
-  ensureRunning(tenantId: string, roomId: string): Promise<void>;
   /** The room ended or was deleted. */
   roomClosed(roomId: string): Promise<void>;
   /** Cancels calls still in flight (shutdown). */
@@ -17,8 +15,6 @@ export interface EmptyRoomTimer {
 }
 
 const CALL_DEADLINE_MS = 5000;
-/** Rooms this instance remembers as having a running timer; the oldest is forgotten first. ~100 bytes each. */
-const REMEMBERED_ROOMS = 10_000;
 
 export interface TemporalEmptyRoomTimerOptions {
   client: Client;
@@ -27,9 +23,9 @@ export interface TemporalEmptyRoomTimerOptions {
 }
 
 /**
- * Signal-with-start: the first change (room creation counts as "empty") starts the room's workflow, later ones signal
- * it. A failure is logged, not thrown: the change it reports has already happened and the workflow re-checks the
- * database before ending a room.
+ * Presence changes, signal-with-start: a change reaches the room's workflow, or starts it if it is not running (its
+ * first start is the hand-over recorded with the room, src/handover/, DECISIONS §15). A failure is logged, not thrown:
+ * the change it reports has already happened and the workflow re-checks the database before ending a room.
  */
 export class TemporalEmptyRoomTimer implements EmptyRoomTimer {
   private readonly options: TemporalEmptyRoomTimerOptions;
@@ -38,10 +34,6 @@ export class TemporalEmptyRoomTimer implements EmptyRoomTimer {
   // retrying on a closed connection.
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
-  // Rooms whose workflow a call of ours has started or signalled. ensureRunning skips them: one Temporal call per room
-  // and instance instead of one per added participant (a signal each, in the workflow's history too). Forgetting a
-  // room only costs one redundant call.
-  private readonly running = new Set<string>();
 
   constructor(options: TemporalEmptyRoomTimerOptions) {
     this.options = options;
@@ -74,27 +66,13 @@ export class TemporalEmptyRoomTimer implements EmptyRoomTimer {
         staticSummary: `end room ${roomId} once it has been empty for the tenant's empty_room_timeout_minutes`,
       }));
       metrics.workflowStarted('emptyRoomWorkflow');
-      this.remember(roomId);
     } catch (err) {
       if (this.closed) return;
       this.options.logger.error({ err, roomId }, 'could not signal the empty-room timer');
     }
   }
 
-  async ensureRunning(tenantId: string, roomId: string): Promise<void> {
-    if (this.running.has(roomId)) return;
-    // seq 0 never overrides a real presence change (workflows/empty-room.ts orders them by seq).
-    await this.presenceChanged(tenantId, roomId, false, 0);
-  }
-
-  private remember(roomId: string): void {
-    this.running.delete(roomId); // re-inserted last: a Set iterates in insertion order, so the first entry is the oldest
-    this.running.add(roomId);
-    if (this.running.size > REMEMBERED_ROOMS) this.running.delete(this.running.values().next().value!);
-  }
-
   async roomClosed(roomId: string): Promise<void> {
-    this.running.delete(roomId);
     try {
       await this.call((client) => client.workflow.getHandle(emptyRoomWorkflowId(roomId)).signal(roomClosedSignal));
     } catch (err) {

@@ -7,7 +7,7 @@ import { LocalEventBus } from '../../src/events/domain-events.ts';
 import type { TestApp } from './test-app.ts';
 
 export function testActivities(t: TestApp, overrides: Partial<ActivityDeps> = {}) {
-  const { orm, store, provider, logger, tenants, rooms, providers } = t.services;
+  const { orm, store, provider, logger, tenants, rooms, providers, handovers } = t.services;
   return createActivities({
     orm,
     store,
@@ -18,6 +18,7 @@ export function testActivities(t: TestApp, overrides: Partial<ActivityDeps> = {}
     tenants,
     rooms,
     providers,
+    handovers,
     webhooks: webhookSettings(t.config),
     ...overrides,
   });

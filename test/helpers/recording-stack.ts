@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { recordingIngestWorkflowId } from '../../workflows/shared.ts';
 import { startDevMediaServer, type DevMediaServer, type DevMediaServerOptions } from '../../src/upstream/dev-media-server.ts';
 import { createHttpServer } from '../../src/http/server.ts';
+import { startedRun } from './handovers.ts';
 import { createTestApp, type TestApp } from './test-app.ts';
 
 export const WEBHOOK_SECRET = 'test-upstream-webhook-secret';
@@ -81,7 +82,8 @@ export async function createRecordingStack(options: { media?: Partial<DevMediaSe
       workers.add(worker);
       return worker;
     },
-    ingestionResult: (recordingId) => temporal.workflow.getHandle(recordingIngestWorkflowId(recordingId)).result(),
+    // Started by the hand-over relay a moment after the request that recorded it (DECISIONS §15): wait for the run.
+    ingestionResult: async (recordingId) => (await startedRun(temporal, recordingIngestWorkflowId(recordingId))).result(),
     async close() {
       for (const worker of workers) await worker.stop();
       await media.stop();

@@ -26,8 +26,9 @@ export interface TestApp {
  * The real app on its own fresh database, against the harness's Temporal and SeaweedFS. Responses are validated
  * against spec/openapi.yaml (VALIDATE_RESPONSES defaults on under NODE_ENV=test): a body that breaks the contract is a 500.
  */
-export async function createTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
+export async function createTestApp(env: Record<string, string | undefined> = {}, options: { databaseUrl?: string } = {}): Promise<TestApp> {
+  // A database of the test's own (a private PostgreSQL a fault test stops and starts) is the test's to remove.
+  const db = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
     ADMIN_API_KEY: ADMIN_KEY,

@@ -62,9 +62,11 @@ test('the participant writer admits exactly max_participants when its inserts ru
     for (let round = 0; round < 5; round++) {
       const room = await createRoom(t, tenant, { config: { max_participants: 3 } });
       const inserted = await Promise.all(
-        Array.from({ length: 32 }, (_, i) =>
-          writer.insert({ id: uuidv7(), tenantId: tenant.id, roomId: room.id, displayName: `p${i}`, externalUserId: null, role: 'participant', joinedAt: new Date() }),
-        ),
+        Array.from({ length: 32 }, (_, i) => {
+          const id = uuidv7();
+          const refresh = { jti: uuidv7(), familyId: uuidv7(), tenantId: tenant.id, participantId: id, expiresAt: new Date(Date.now() + 3600_000) };
+          return writer.insert({ id, tenantId: tenant.id, roomId: room.id, displayName: `p${i}`, externalUserId: null, role: 'participant', joinedAt: new Date() }, refresh);
+        }),
       );
       expect(inserted.filter(Boolean)).toHaveLength(3);
       expect((await t.request.get(`/api/v1/rooms/${room.id}`).set(tenant.auth)).body.participant_count).toBe(3);

@@ -6,6 +6,7 @@ import { Migration20261121Websocket } from './20261121-websocket.ts';
 import { Migration20261123PostMeeting } from './20261123-post-meeting.ts';
 import { Migration20261123WebhookDeliveries } from './20261123-webhook-deliveries.ts';
 import { Migration20261123RateLimits } from './20261123-rate-limits.ts';
+import { Migration20261125Handover } from './20261125-handover.ts';
 import { Migration20261125SealedSecretsAd } from './20261125-sealed-secrets-ad.ts';
 
 export const MIGRATIONS = [
@@ -16,5 +17,6 @@ export const MIGRATIONS = [
   { name: '20261123-post-meeting', class: Migration20261123PostMeeting },
   { name: '20261123-webhook-deliveries', class: Migration20261123WebhookDeliveries },
   { name: '20261123-rate-limits', class: Migration20261123RateLimits },
+  { name: '20261125-handover', class: Migration20261125Handover },
   { name: '20261125-sealed-secrets-ad', class: Migration20261125SealedSecretsAd },
 ];

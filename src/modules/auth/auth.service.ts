@@ -33,6 +33,21 @@ export function issuedFromCurrentKey(tenant: Pick<Tenant, 'apiKeyId'>, claims: T
   return Boolean(claims.participant_id) || claims.key_id === tenant.apiKeyId;
 }
 
+/** A refresh token's row, made with the token and stored in the same transaction as what it belongs to. */
+export interface RefreshRow {
+  jti: string;
+  familyId: string;
+  tenantId: string;
+  participantId: string | null;
+  expiresAt: Date;
+}
+
+/** A participant's signed set and the refresh row to store with the participant (participant-insert.ts). */
+export interface SignedParticipantTokens {
+  tokens: ParticipantTokenSet;
+  refreshRow: RefreshRow;
+}
+
 const invalidRefresh = () => new ApiError('INVALID_REFRESH_TOKEN', 'Refresh token is invalid or expired');
 
 /**
@@ -58,40 +73,52 @@ export class AuthService {
 
   async issueParticipantTokens(em: EntityManager, tenant: Tenant, participant: Participant, familyId = uuidv7()): Promise<ParticipantTokenSet> {
     const roomId = typeof participant.room === 'string' ? participant.room : participant.room.id;
-    const base = { sub: participant.id, tenant_id: tenant.id, room_id: roomId, participant_id: participant.id, role: participant.role };
+    const { tokens, refreshRow } = await this.signParticipantTokens(tenant.id, { id: participant.id, roomId, role: participant.role }, familyId);
+    await em.insert(RefreshTokenSchema, refreshRowEntity(refreshRow));
+    return tokens;
+  }
+
+  /**
+   * A participant's set, signed but not yet stored: the caller stores `refreshRow` in the transaction that adds the
+   * participant (DECISIONS §15: the participant and its tokens commit together). Signing needs no database, so it is
+   * done before any lock is taken.
+   */
+  async signParticipantTokens(
+    tenantId: string,
+    participant: { id: string; roomId: string; role: Participant['role'] },
+    familyId = uuidv7(),
+  ): Promise<SignedParticipantTokens> {
+    const base = { sub: participant.id, tenant_id: tenantId, room_id: participant.roomId, participant_id: participant.id, role: participant.role };
     const ttl = this.ttl.participantTtl;
-    const [access, authToken] = await Promise.all([this.tokens.sign({ ...base, typ: 'access' }, ttl), this.tokens.sign({ ...base, typ: 'auth' }, ttl)]);
-    const refresh = await this.issueRefresh(em, { ...base, typ: 'refresh', fam: familyId }, tenant);
-    return { access_token: access, auth_token: authToken, refresh_token: refresh, token_type: 'Bearer', expires_in: ttl };
+    const [access, authToken, refresh] = await Promise.all([
+      this.tokens.sign({ ...base, typ: 'access' }, ttl),
+      this.tokens.sign({ ...base, typ: 'auth' }, ttl),
+      this.tokens.issue({ ...base, typ: 'refresh', fam: familyId }, this.ttl.refreshTtl),
+    ]);
+    const { claims } = refresh;
+    return {
+      tokens: { access_token: access, auth_token: authToken, refresh_token: refresh.token, token_type: 'Bearer', expires_in: ttl },
+      refreshRow: { jti: claims.jti, familyId: claims.fam!, tenantId, participantId: participant.id, expiresAt: new Date(claims.exp * 1000) },
+    };
   }
 
   /** Stores and signs a refresh token of the given family. */
   private async issueRefresh(em: EntityManager, claims: TokenClaimsInput, tenant: Tenant): Promise<string> {
     const { token, claims: issued } = await this.tokens.issue(claims, this.ttl.refreshTtl);
     // One INSERT (no unit of work to flush: outside a transaction that would be BEGIN, INSERT, COMMIT).
-    await em.insert(RefreshTokenSchema, {
-      jti: issued.jti,
-      familyId: issued.fam!,
-      tenant: tenant.id,
-      participantId: claims.participant_id ?? null,
-      expiresAt: new Date(issued.exp * 1000),
-      createdAt: new Date(),
-    });
+    await em.insert(
+      RefreshTokenSchema,
+      refreshRowEntity({ jti: issued.jti, familyId: issued.fam!, tenantId: tenant.id, participantId: claims.participant_id ?? null, expiresAt: new Date(issued.exp * 1000) }),
+    );
     return token;
   }
 
   /**
-   * Retires a refresh token and returns its claims and tenant, so the caller can issue the next set in the same family.
-   * Reuse of a retired token revokes the family.
+   * Retires a refresh token and returns its claims and tenant, so the caller can issue the next set in the same family
+   * (in the same transaction: refresh). Reuse of a retired token is reported as `reusedFamily` (the caller revokes the
+   * family outside the transaction that the refusal rolls back).
    */
-  async consumeRefresh(em: EntityManager, refreshToken: string): Promise<{ claims: TokenClaims; tenant: Tenant }> {
-    let claims: TokenClaims;
-    try {
-      claims = await this.tokens.verify(refreshToken, 'refresh');
-    } catch (err) {
-      if (err instanceof InvalidTokenError || err instanceof TokenExpiredError) throw invalidRefresh();
-      throw err;
-    }
+  private async consumeRefresh(em: EntityManager, claims: TokenClaims): Promise<{ tenant: Tenant } | { reusedFamily: string | null }> {
     const now = new Date();
     // One statement retires the token, so two concurrent refreshes with the same token cannot both succeed.
     const retired = await em.nativeUpdate(
@@ -101,20 +128,39 @@ export class AuthService {
     );
     if (retired !== 1) {
       const row = await em.findOne(RefreshTokenSchema, { jti: claims.jti });
-      if (row?.usedAt) await this.revokeFamily(em, row.familyId);
-      throw invalidRefresh();
+      return { reusedFamily: row?.usedAt ? row.familyId : null };
     }
     const tenant = await em.findOne(TenantSchema, { id: claims.tenant_id });
     if (!tenant || !issuedFromCurrentKey(tenant, claims)) throw invalidRefresh();
-    return { claims, tenant };
+    return { tenant };
   }
 
+  /**
+   * Rotation: the old token retired and the new set issued in ONE transaction (DECISIONS §15). A failure between the
+   * two (the database going away) keeps the old token usable, so the client's retry is a plain refresh, not a reuse
+   * that revokes its family.
+   */
   async refresh(em: EntityManager, refreshToken: string): Promise<TokenSet | ParticipantTokenSet> {
-    const { claims, tenant } = await this.consumeRefresh(em, refreshToken);
-    if (!claims.participant_id) return this.issueTenantTokens(em, tenant, claims.fam);
-    const participant = await currentParticipant(em, claims);
-    if (!participant) throw invalidRefresh();
-    return this.issueParticipantTokens(em, tenant, participant, claims.fam);
+    let claims: TokenClaims;
+    try {
+      claims = await this.tokens.verify(refreshToken, 'refresh');
+    } catch (err) {
+      if (err instanceof InvalidTokenError || err instanceof TokenExpiredError) throw invalidRefresh();
+      throw err;
+    }
+    const outcome = await em.transactional(async (tx) => {
+      const consumed = await this.consumeRefresh(tx, claims);
+      if (!('tenant' in consumed)) return consumed;
+      const { tenant } = consumed;
+      if (!claims.participant_id) return { tokens: await this.issueTenantTokens(tx, tenant, claims.fam) };
+      const participant = await currentParticipant(tx, claims);
+      if (!participant) throw invalidRefresh();
+      return { tokens: await this.issueParticipantTokens(tx, tenant, participant, claims.fam) };
+    });
+    if ('tokens' in outcome) return outcome.tokens;
+    // A retired token presented again: reuse detection revokes the whole family (its own statement, committed).
+    if (outcome.reusedFamily) await this.revokeFamily(em, outcome.reusedFamily);
+    throw invalidRefresh();
   }
 
   async revokeFamily(em: EntityManager, familyId: string): Promise<void> {
@@ -125,4 +171,8 @@ export class AuthService {
   async revokeParticipant(em: EntityManager, participantId: string): Promise<void> {
     await em.nativeUpdate(RefreshTokenSchema, { participantId, revokedAt: null }, { revokedAt: new Date() });
   }
+}
+
+function refreshRowEntity(row: RefreshRow) {
+  return { jti: row.jti, familyId: row.familyId, tenant: row.tenantId, participantId: row.participantId, expiresAt: row.expiresAt, createdAt: new Date() };
 }

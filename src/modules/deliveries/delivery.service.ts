@@ -6,7 +6,8 @@ import { v7 as uuidv7, validate as isUuid } from 'uuid';
 import { ApiError, notFound } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
-import type { DeliveryStarter } from '../../temporal/delivery-starter.ts';
+import type { Handovers } from '../../handover/handover.ts';
+import { starts } from '../../handover/starts.ts';
 import { tenantOf } from '../rooms/room-access.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
@@ -65,9 +66,24 @@ export async function createDelivery(
   return delivery;
 }
 
+/** The hand-over of a delivery's workflow (post-meeting's and re-sends alike). */
+export function deliveryStart(delivery: WebhookDelivery, retryDelaysSeconds: number[]) {
+  return starts.webhookDelivery({
+    deliveryId: delivery.id,
+    event: delivery.event,
+    tenantId: delivery.tenant.id,
+    roomId: delivery.roomId,
+    recordingId: delivery.recordingId ?? null,
+    resentFrom: delivery.resentFrom ?? null,
+    retryDelaysSeconds,
+  });
+}
+
 export interface DeliveryServiceDeps {
   tenants: Pick<TenantService, 'effectiveConfig'>;
-  starter: DeliveryStarter;
+  handovers: Handovers;
+  /** WEBHOOK_RETRY_DELAYS, in seconds: fixed in each delivery's input when it is created. */
+  retryDelaysSeconds: number[];
   logger: Logger;
 }
 
@@ -105,21 +121,18 @@ export class DeliveryService {
     if (original.status === 'pending' || original.status === 'retrying') {
       throw new ApiError('INVALID_STATE', `The delivery is still ${original.status}; re-send it once it has succeeded or failed`);
     }
-    const delivery = await createDelivery(em, this.#deps.tenants, {
-      tenantId: original.tenant.id,
-      roomId: original.roomId,
-      recordingId: original.recordingId ?? null,
-      resentFrom: original.id,
+    // The row and its workflow's hand-over commit together (DECISIONS §15): never a pending delivery nothing sends.
+    const { handovers } = this.#deps;
+    return handovers.transaction(em, async (tx) => {
+      const delivery = await createDelivery(tx, this.#deps.tenants, {
+        tenantId: original.tenant.id,
+        roomId: original.roomId,
+        recordingId: original.recordingId ?? null,
+        resentFrom: original.id,
+      });
+      if (!delivery) throw new ApiError('INVALID_STATE', 'The post-meeting webhook is not configured or not enabled');
+      await handovers.record(tx, deliveryStart(delivery, this.#deps.retryDelaysSeconds));
+      return delivery;
     });
-    if (!delivery) throw new ApiError('INVALID_STATE', 'The post-meeting webhook is not configured or not enabled');
-    try {
-      await this.#deps.starter.start(delivery);
-    } catch (err) {
-      // Without its workflow the row would stay pending for ever: take it back and say so.
-      this.#deps.logger.error({ err, deliveryId: delivery.id }, 'could not start the webhook delivery workflow');
-      await em.nativeDelete(WebhookDeliverySchema, { id: delivery.id });
-      throw new ApiError('SERVICE_UNAVAILABLE', 'The workflow service is unavailable; retry later', { headers: { 'Retry-After': '5' } });
-    }
-    return delivery;
   }
 }

@@ -4,6 +4,7 @@ import { createPool } from '../../db/pool.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { ParticipantRole } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
+import type { RefreshRow } from '../auth/auth.service.ts';
 import { limitExceeded, roomEnded } from '../rooms/room.service.ts';
 import { RoomSchema } from '../rooms/room.entity.ts';
 
@@ -34,6 +35,16 @@ returning *`;
 
 const LOCK_ROOM = 'select 1 from rooms where id = ? for no key update';
 
+/**
+ * The participant's refresh token, in the same transaction (DECISIONS §15): stored only when the participant was (the
+ * insert above is visible to this later statement of the transaction). A participant never exists without its tokens,
+ * so a failure after the commit cannot leave a participant the client was never told about, with no tokens to use.
+ */
+const INSERT_REFRESH_TOKEN = `insert into refresh_tokens (jti, family_id, tenant_id, participant_id, expires_at, created_at)
+select ?, ?, ?, ?, ?, now() where exists (select 1 from participants where id = ?)`;
+
+const refreshParams = (r: RefreshRow) => [r.jti, r.familyId, r.tenantId, r.participantId, r.expiresAt, r.participantId];
+
 const insertParams = (p: NewParticipant) => [p.id, p.displayName, p.externalUserId, p.role, p.joinedAt, p.roomId, p.tenantId];
 
 /** MikroORM's `?` placeholders as node-postgres's `$1, $2, …` (the statements above hold no other question mark). */
@@ -45,10 +56,11 @@ const numbered = (sql: string) => {
 // The writer's statements in node-postgres's form, rewritten once rather than per insert.
 const LOCK_ROOM_PG = numbered(LOCK_ROOM);
 const INSERT_IF_ROOM_HAS_SPACE_PG = numbered(INSERT_IF_ROOM_HAS_SPACE);
+const INSERT_REFRESH_TOKEN_PG = numbered(INSERT_REFRESH_TOKEN);
 
 /**
- * Adds participants, each in a transaction of its own: the room's lock, the insert, the commit. Its connections are in
- * pipeline mode (node-postgres `pipeline: true`): the four statements go out together and PostgreSQL runs them back to
+ * Adds participants, each in a transaction of its own: the room's lock, the insert, its refresh token, the commit. Its
+ * connections are in pipeline mode (node-postgres `pipeline: true`): the five statements go out together and PostgreSQL runs them back to
  * back, so the room's lock is held for the database's own work, with no round trip to this process and no JavaScript
  * in between. Through the EntityManager each step waited for a turn of an event loop busy with the other requests,
  * and concurrent adds to one room queue on that lock. A pool of its own: MikroORM's connections are not pipelined.
@@ -60,8 +72,11 @@ export class ParticipantWriter {
     this.pool = createPool({ name: 'participant-writer', logger: options.logger, connectionString: options.databaseUrl, max: options.poolSize ?? 4, pipeline: true });
   }
 
-  /** The inserted row, or undefined when nothing was inserted (`refusal` says why). */
-  async insert(p: NewParticipant): Promise<ParticipantRow | undefined> {
+  /**
+   * The inserted row, or undefined when nothing was inserted (`refusal` says why). `refresh` (the participant's signed
+   * refresh token) is stored in the same transaction.
+   */
+  async insert(p: NewParticipant, refresh: RefreshRow): Promise<ParticipantRow | undefined> {
     const client = await this.pool.connect();
     let failure: Error | undefined;
     try {
@@ -69,6 +84,7 @@ export class ParticipantWriter {
         client.query('begin'),
         client.query(LOCK_ROOM_PG, [p.roomId]),
         client.query(INSERT_IF_ROOM_HAS_SPACE_PG, insertParams(p)),
+        client.query(INSERT_REFRESH_TOKEN_PG, refreshParams(refresh)),
         client.query('commit'), // after a failed statement PostgreSQL answers a COMMIT with a rollback
       ]);
       const failed = settled.find((s) => s.status === 'rejected');
@@ -84,9 +100,10 @@ export class ParticipantWriter {
   }
 }
 
-/** The same insert inside a caller's transaction that already holds the room's lock (the duplicate policy, early join). */
-export async function insertParticipantLocked(tx: EntityManager, p: NewParticipant): Promise<ParticipantRow | undefined> {
+/** The same inserts inside a caller's transaction that already holds the room's lock (the duplicate policy, early join). */
+export async function insertParticipantLocked(tx: EntityManager, p: NewParticipant, refresh: RefreshRow): Promise<ParticipantRow | undefined> {
   const rows: ParticipantRow[] = await tx.execute(INSERT_IF_ROOM_HAS_SPACE, insertParams(p));
+  if (rows[0]) await tx.execute(INSERT_REFRESH_TOKEN, refreshParams(refresh));
   return rows[0];
 }
 

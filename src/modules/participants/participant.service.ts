@@ -5,6 +5,7 @@ import type { DomainEvent, DomainEventPublisher } from '../../events/domain-even
 import type { AfterCommit, RoomSessions } from '../../events/room-sessions.ts';
 import { ApiError, forbidden, notFound } from '../../domain/errors.ts';
 import type { ParticipantRole, Principal } from '../../domain/principal.ts';
+import type { Handovers } from '../../handover/handover.ts';
 import type { AuthService, ParticipantTokenSet } from '../auth/auth.service.ts';
 import type { Room } from '../rooms/room.entity.ts';
 import { findRoom, findRoomOrNull, roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
@@ -28,6 +29,8 @@ export interface ParticipantServiceDeps {
   events: DomainEventPublisher;
   /** A removed or replaced participant's presence cleared and its sockets closed, in the removing transaction. */
   sessions: RoomSessions;
+  /** Wakes the hand-over relay after an early join created a room (its empty-room timer, DECISIONS §15). */
+  handovers: Pick<Handovers, 'committed'>;
   /** The pipelined insert of the common case (participant-insert.ts). */
   writer: ParticipantWriter;
   /** Participants with an open WebSocket (the real-time layer); without it nobody is present. */
@@ -71,14 +74,25 @@ export class ParticipantService {
       role: input.role ?? 'participant',
       joinedAt: new Date(),
     });
+    // The participant's tokens are signed first (no database, no lock) and their refresh row is stored in the
+    // participant's own transaction (DECISIONS §15): the participant and its tokens exist together or not at all.
+    const signed = async (p: NewParticipant) => ({
+      p,
+      ...(await this.deps.auth.signParticipantTokens(tenantId, { id: p.id, roomId: p.roomId, role: p.role })),
+    });
+
+    // Read before the insert: nothing after the commit may fail the request (the client would retry an add that was
+    // made). A new room (early join) records nothing yet.
+    const recording = found ? Boolean(await this.deps.isRecording?.(em, found.id)) : false;
 
     const events: DomainEvent[] = [];
-    let added: { row: ParticipantRow; room: Room; roomCreated: boolean };
+    let added: { row: ParticipantRow; room: Room; roomCreated: boolean; tokens: ParticipantTokenSet };
     if (found && !this.mayReplace(input, config)) {
       // The common case, nothing to replace: the insert alone (participant-insert.ts) in a transaction of its own.
-      const row = await this.deps.writer.insert(fresh(found.id));
+      const { p, tokens, refreshRow } = await signed(fresh(found.id));
+      const row = await this.deps.writer.insert(p, refreshRow);
       if (!row) throw await refusal(em, tenant, found.id);
-      added = { row, room: found, roomCreated: false };
+      added = { row, room: found, roomCreated: false, tokens };
     } else {
       const afterCommit: AfterCommit[] = [];
       added = await em.transactional(async (tx) => {
@@ -104,24 +118,25 @@ export class ParticipantService {
           events.push({ type: 'participant.removed', tenantId, roomId: room.id, participantId: old.id, reason: 'replaced' });
         }
         await tx.flush(); // the replaced ones no longer count against the limit
-        const row = await insertParticipantLocked(tx, fresh(room.id));
+        const { p, tokens, refreshRow } = await signed(fresh(room.id));
+        const row = await insertParticipantLocked(tx, p, refreshRow);
         if (!row) throw await refusal(tx, tenant, room.id);
         for (const old of replaced) {
           await this.deps.auth.revokeParticipant(tx, old.id);
           afterCommit.push(await this.deps.sessions.participantRemoved(tx, { roomId: room.id, participantId: old.id, reason: 'replaced' }));
         }
-        return { row, room, roomCreated };
+        return { row, room, roomCreated, tokens };
       });
+      if (added.roomCreated) this.deps.handovers.committed();
       for (const then of afterCommit) then();
     }
 
-    const { room, roomCreated } = added;
+    const { room, roomCreated, tokens } = added;
     const participant = em.map(ParticipantSchema, added.row);
     if (roomCreated) events.unshift({ type: 'room.created', tenantId, roomId: room.id });
     events.push({ type: 'participant.added', tenantId, roomId: room.id, participant: { id: participant.id, display_name: participant.displayName, role: participant.role } });
     for (const event of events) await this.deps.events.publish(event);
-    const tokens = await this.deps.auth.issueParticipantTokens(em, tenant, participant);
-    return { participant, room, roomCreated, tenant, config, tokens, shouldStartRecording: await this.shouldStartRecording(em, config, room) };
+    return { participant, room, roomCreated, tenant, config, tokens, shouldStartRecording: this.shouldStartRecording(config, room, recording) };
   }
 
   /** Whether adding this participant may replace others (the duplicate policy needs the room's lock and a transaction). */
@@ -130,9 +145,8 @@ export class ParticipantService {
   }
 
   /** DECISIONS §6: recording enabled for the room, the tenant wants it started, and nothing is recording yet. */
-  private async shouldStartRecording(em: EntityManager, config: TenantConfig, room: Room): Promise<boolean> {
-    if (!room.recordingEnabled || !(config.force_recording || config.auto_start_recording)) return false;
-    return !(await this.deps.isRecording?.(em, room.id));
+  private shouldStartRecording(config: TenantConfig, room: Room, recording: boolean): boolean {
+    return room.recordingEnabled && (config.force_recording || config.auto_start_recording) && !recording;
   }
 
   /** Returns the current participants a new one replaces; throws for `reject`. */

@@ -2,10 +2,10 @@
 // workflows/room-recording-stop.ts). Nothing here speaks HTTP: a provider failure is thrown as the UpstreamError it
 // is (Stop Recording turns it into a 503 in recording.service.ts; an activity's retry policy retries it).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiError } from '../../domain/errors.ts';
 import type { DomainEventPublisher } from '../../events/domain-events.ts';
 import { UpstreamError, type MediaProvider } from '../../upstream/media-provider.ts';
-import type { RecordingOrchestrator } from '../../temporal/recording-orchestrator.ts';
+import type { Handovers } from '../../handover/handover.ts';
+import { starts } from '../../handover/starts.ts';
 import { RecordingSchema, type Recording } from './recording.entity.ts';
 
 export interface StopDeps {
@@ -64,29 +64,25 @@ export async function stopRoomRecording(em: EntityManager, deps: StopDeps, roomI
 }
 
 /**
- * Called by RoomService inside the transaction that ends or deletes a room (DECISIONS §6): starts the durable run
- * that stops the room's recording once that transaction has committed. An ended room without a recording in progress
- * needs none; a deleted one always does, since the provider may be recording it without our knowing.
+ * Called inside the transaction that ends or deletes a room (RoomService, and Delete Tenant for each of its active
+ * rooms; DECISIONS §6, §15): records the durable run that stops the room's recording, started once that transaction
+ * has committed. An ended room without a recording in progress needs none; a deleted one always does, since the
+ * provider may be recording it without our knowing.
  */
 export async function stopRecordingWhenRoomCloses(
   tx: EntityManager,
-  orchestrator: Pick<RecordingOrchestrator, 'startRoomRecordingStop'>,
+  handovers: Pick<Handovers, 'record'>,
   room: { tenantId: string; id: string; name: string },
   how: 'ended' | 'deleted',
 ): Promise<void> {
   if (how === 'ended' && (await tx.count(RecordingSchema, { room: room.id, status: 'recording' })) === 0) return;
-  try {
-    await orchestrator.startRoomRecordingStop({ tenantId: room.tenantId, room: { id: room.id, name: room.name } });
-  } catch {
-    // The room stays as it was (the transaction rolls back): better than an end whose recording never stops.
-    throw new ApiError('SERVICE_UNAVAILABLE', 'The workflow service is unavailable; retry later', { headers: { 'Retry-After': '5' } });
-  }
+  await handovers.record(tx, starts.roomRecordingStop({ tenantId: room.tenantId, room: { id: room.id, name: room.name }, how }));
 }
 
 /**
- * The worker's half of the above (activity stopClosedRoomRecording). The run may start before the room's transaction
- * commits: `for share` waits for that transaction's row lock, then reads its outcome. A room still active means it
- * rolled back (nothing to stop); a room gone was deleted. Repeatable.
+ * The worker's half of the above (activity stopClosedRoomRecording). The run starts after the room's transaction
+ * committed (a hand-over); `for share` still waits for any transaction holding the room's row lock, then reads its
+ * outcome. A room still active stops nothing; a room gone was deleted. Repeatable.
  */
 export async function stopClosedRoomRecording(em: EntityManager, deps: StopDeps, roomId: string): Promise<Recording | null> {
   const rows = await em.execute<Array<{ status: string }>>('select status from rooms where id = ? for share', [roomId]);

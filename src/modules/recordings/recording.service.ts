@@ -8,6 +8,8 @@ import type { Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
 import { downloadFileName } from '../../storage/keys.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
+import type { Handovers } from '../../handover/handover.ts';
+import { starts } from '../../handover/starts.ts';
 import type { RecordingOrchestrator } from '../../temporal/recording-orchestrator.ts';
 import { UpstreamError, type MediaProvider, type UpstreamRecording } from '../../upstream/media-provider.ts';
 import type { RecordingReadyNotification } from '../../upstream/protocol.ts';
@@ -21,7 +23,11 @@ import { RecordingSchema, type Recording, type RecordingStatus } from './recordi
 export interface RecordingServiceDeps {
   provider: MediaProvider;
   store: ObjectStore;
+  /** Only the best-effort "stopped" signal to the auto-stop timer: starts are hand-overs (DECISIONS §15). */
   orchestrator: RecordingOrchestrator;
+  handovers: Handovers;
+  /** INGEST_RETRY_WINDOW (DECISIONS §7), in seconds: part of every ingestion's input. */
+  ingestRetryWindowSeconds: number;
   events: DomainEventPublisher;
   tenants: TenantService;
   logger: Logger;
@@ -56,34 +62,37 @@ export class RecordingService {
     if (await this.#active(em, room.id)) throw inProgress();
 
     const id = uuidv7();
-    // The durable timer exists before the recording does: if anything below fails, it finds nothing to stop.
-    await this.#temporal(() =>
-      this.#deps.orchestrator.startAutoStop({ recordingId: id, tenantId: tenant.id, room }, tenant.maxRecordingDurationMinutes),
-    );
+    // The provider first (the row needs its recording id), then the row and its auto-stop timer in one transaction
+    // (DECISIONS §15): no timer exists for a recording that does not. Should this process die between the provider's
+    // start and the commit, the provider's recording is not lost: its `recording.ready` imports it (acceptReady), as
+    // Sync does while it still records.
     let upstream: { upstreamRecordingId: string; startedAt: string };
     try {
       upstream = await this.#deps.provider.startRecording({ roomId: room.id, roomName: room.name });
     } catch (err) {
-      void this.#signalStopped(id);
       if (err instanceof UpstreamError && err.status === 409) throw inProgress();
       throw providerFailure(err);
     }
-    const recording = em.create(RecordingSchema, {
-      id,
-      tenant: room.tenant,
-      room,
-      status: 'recording',
-      upstreamRecordingId: upstream.upstreamRecordingId,
-      startedAt: new Date(upstream.startedAt),
-    });
+    let recording: Recording;
     try {
-      await em.flush();
+      recording = await this.#deps.handovers.transaction(em, async (tx) => {
+        const created = tx.create(RecordingSchema, {
+          id,
+          tenant: room.tenant,
+          room,
+          status: 'recording',
+          upstreamRecordingId: upstream.upstreamRecordingId,
+          startedAt: new Date(upstream.startedAt),
+        });
+        await tx.flush();
+        await this.#deps.handovers.record(tx, starts.autoStop({ recordingId: id, tenantId: tenant.id, room, maxDurationMinutes: tenant.maxRecordingDurationMinutes }));
+        return created;
+      });
     } catch (err) {
-      if (!(err instanceof UniqueConstraintViolationException)) throw err;
-      // Another start won the race: undo ours at the provider.
+      // Nothing was stored: undo ours at the provider (another start won the race, or the database failed).
       await this.#deps.provider.stopRecording(upstream.upstreamRecordingId).catch(() => {});
-      void this.#signalStopped(id);
-      throw inProgress();
+      if (err instanceof UniqueConstraintViolationException) throw inProgress();
+      throw err;
     }
     await this.#deps.events.publish({
       type: 'recording.started',
@@ -121,25 +130,30 @@ export class RecordingService {
       ),
     );
     const imported: Recording[] = [];
+    const tenant = await em.findOneOrFail(TenantSchema, { id: room.tenant.id });
     for (const remote of upstream.filter((u) => !known.has(u.id))) {
       if (remote.status === 'recording' && (await this.#active(em, room.id))) continue; // one active recording per room
-      const recording = await this.#import(em, room, remote.id, {
-        status: remote.status === 'ready' ? 'processing' : remote.status,
-        startedAt: new Date(remote.startedAt),
-        stoppedAt: remote.stoppedAt ? new Date(remote.stoppedAt) : null,
-        durationSeconds: remote.durationSeconds ?? null,
+      // Each import commits with its workflow's hand-over (DECISIONS §15): Temporal being down delays the ingestion,
+      // it never leaves an imported recording `processing` with nothing to process it.
+      const recording = await this.#deps.handovers.transaction(em, async (tx) => {
+        const found = await this.#import(tx, room, remote.id, {
+          status: remote.status === 'ready' ? 'processing' : remote.status,
+          startedAt: new Date(remote.startedAt),
+          stoppedAt: remote.stoppedAt ? new Date(remote.stoppedAt) : null,
+          durationSeconds: remote.durationSeconds ?? null,
+        });
+        if (!found.imported) return null;
+        const subject = { recordingId: found.recording.id, tenantId: room.tenant.id, room };
+        if (remote.status === 'ready') {
+          // The workflow asks the provider for the file's link itself (DECISIONS §13: the link is a secret).
+          await this.#deps.handovers.record(tx, this.#ingestion({ ...subject, upstreamRecordingId: remote.id }));
+        } else if (remote.status === 'recording') {
+          // Still recording at the provider: the tenant's duration limit applies to it as to one started here.
+          await this.#deps.handovers.record(tx, starts.autoStop({ ...subject, maxDurationMinutes: tenant.maxRecordingDurationMinutes }));
+        }
+        return found.recording;
       });
-      if (!recording.imported) continue;
-      imported.push(recording.recording);
-      const subject = { recordingId: recording.recording.id, tenantId: room.tenant.id, room };
-      if (remote.status === 'ready') {
-        // The workflow asks the provider for the file's link itself (DECISIONS §13: the link is a secret).
-        await this.#temporal(() => this.#deps.orchestrator.startIngestion({ ...subject, upstreamRecordingId: remote.id }));
-      } else if (remote.status === 'recording') {
-        // Still recording at the provider: the tenant's duration limit applies to it as to one started here.
-        const tenant = await em.findOneOrFail(TenantSchema, { id: room.tenant.id });
-        await this.#temporal(() => this.#deps.orchestrator.startAutoStop(subject, tenant.maxRecordingDurationMinutes));
-      }
+      if (recording) imported.push(recording);
     }
     return imported;
   }
@@ -180,9 +194,13 @@ export class RecordingService {
     if (recording.status !== 'ready' || recording.storageTier !== 'primary' || !recording.objectKey) {
       throw new ApiError('INVALID_STATE', `Only a ready recording in primary storage can be archived (this one is ${recording.status})`);
     }
+    // DECISIONS §15: copy, then the row, then the primary copy's removal. A failure after the copy leaves the row
+    // pointing at the primary copy, still there (archive can be retried); a failure after the row leaves an extra
+    // primary copy (retention purges both buckets), never a row pointing at nothing.
+    const key = recording.objectKey;
     let location;
     try {
-      location = await this.#deps.store.archive(recording.objectKey);
+      location = await this.#deps.store.copyToArchive(key);
     } catch (err) {
       this.#deps.logger.error({ err, recordingId: id }, 'archive failed');
       throw new ApiError('SERVICE_UNAVAILABLE', 'The object store failed to archive the recording; retry later', { headers: { 'Retry-After': '5' } });
@@ -192,6 +210,9 @@ export class RecordingService {
     recording.storageBucket = location.bucket;
     recording.archivedAt = new Date();
     await em.flush();
+    await this.#deps.store.delete({ bucket: this.#deps.store.bucket, key }).catch((err: unknown) => {
+      this.#deps.logger.warn({ err, recordingId: id }, 'archived; the primary copy could not be removed yet');
+    });
     return recording;
   }
 
@@ -208,12 +229,8 @@ export class RecordingService {
     // The workflow asks the provider for a fresh download URL (as always). A stuck run, or one waiting out an outage
     // (DECISIONS §7), is replaced by one that tries at once.
     const upstreamRecordingId = recording.upstreamRecordingId;
-    await this.#temporal(() =>
-      this.#deps.orchestrator.startIngestion(
-        { recordingId: recording.id, tenantId: recording.tenant.id, room: recording.room, upstreamRecordingId },
-        { restart: true },
-      ),
-    );
+    const start = this.#ingestion({ recordingId: recording.id, tenantId: recording.tenant.id, room: recording.room, upstreamRecordingId }, { restart: true });
+    await this.#deps.handovers.transaction(em, (tx) => this.#deps.handovers.record(tx, start));
     return recording;
   }
 
@@ -232,32 +249,43 @@ export class RecordingService {
   async acceptReady(em: EntityManager, notification: RecordingReadyNotification): Promise<Recording> {
     const room = await em.findOne(RoomSchema, { id: notification.meeting_id });
     if (!room) throw notFound('Room');
-    let recording = await em.findOne(RecordingSchema, { upstreamRecordingId: notification.recording_id });
-    if (!recording) {
-      recording = (
-        await this.#import(em, room, notification.recording_id, {
-          status: 'processing',
-          startedAt: null,
-          stoppedAt: null,
-          durationSeconds: notification.duration_seconds,
-        })
-      ).recording;
-    } else if (recording.room.id !== room.id) {
-      throw notFound('Recording');
-    }
-    if (recording.status === 'recording') {
-      // The provider stopped it on its own (e.g. a limit of its own): it is processing now.
-      recording.status = 'processing';
-      recording.stoppedAt = new Date();
-      await em.flush();
-      void this.#signalStopped(recording.id);
-    }
-    if (recording.status === 'ready' || recording.status === 'archived' || recording.purgedAt) return recording;
-    // Ids only: the notification's signed link is not passed on; the workflow's transfer activity asks the provider for
-    // a fresh one at each attempt, so the link never lands in a workflow history (DECISIONS §13).
-    const subject = { recordingId: recording.id, tenantId: room.tenant.id, room, upstreamRecordingId: notification.recording_id };
-    await this.#temporal(() => this.#deps.orchestrator.startIngestion(subject));
+    let stoppedByProvider = false;
+    // The row (imported or moved to processing) and its ingestion's hand-over commit together (DECISIONS §15): the
+    // caller answers 202 once they have, whether or not Temporal is reachable right now; the relay starts the run.
+    const recording = await this.#deps.handovers.transaction(em, async (tx) => {
+      let found = await tx.findOne(RecordingSchema, { upstreamRecordingId: notification.recording_id });
+      if (!found) {
+        found = (
+          await this.#import(tx, room, notification.recording_id, {
+            status: 'processing',
+            startedAt: null,
+            stoppedAt: null,
+            durationSeconds: notification.duration_seconds,
+          })
+        ).recording;
+      } else if (found.room.id !== room.id) {
+        throw notFound('Recording');
+      }
+      if (found.status === 'recording') {
+        // The provider stopped it on its own (e.g. a limit of its own): it is processing now.
+        found.status = 'processing';
+        found.stoppedAt = new Date();
+        await tx.flush();
+        stoppedByProvider = true;
+      }
+      if (found.status === 'ready' || found.status === 'archived' || found.purgedAt) return found;
+      // Ids only: the notification's signed link is not passed on; the workflow's transfer activity asks the provider
+      // for a fresh one at each attempt, so the link never lands in a workflow history (DECISIONS §13).
+      const subject = { recordingId: found.id, tenantId: room.tenant.id, room, upstreamRecordingId: notification.recording_id };
+      await this.#deps.handovers.record(tx, this.#ingestion(subject));
+      return found;
+    });
+    if (stoppedByProvider) void this.#signalStopped(recording.id);
     return recording;
+  }
+
+  #ingestion(subject: { recordingId: string; tenantId: string; room: { id: string; name?: string | null }; upstreamRecordingId: string }, options: { restart?: boolean } = {}) {
+    return starts.ingestion({ ...subject, retryWindowSeconds: this.#deps.ingestRetryWindowSeconds, ...options });
   }
 
   #active(em: EntityManager, roomId: string): Promise<Recording | null> {
@@ -271,25 +299,19 @@ export class RecordingService {
     upstreamRecordingId: string,
     fields: { status: RecordingStatus; startedAt: Date | null; stoppedAt: Date | null; durationSeconds: number | null },
   ): Promise<{ recording: Recording; imported: boolean }> {
-    const recording = em.create(RecordingSchema, { id: uuidv7(), tenant: room.tenant, room, upstreamRecordingId, ...fields });
+    // In a savepoint (a nested transaction): losing the race rolls back this insert only, not the caller's transaction.
     try {
-      await em.flush();
+      const recording = await em.transactional(async (inner) => {
+        const created = inner.create(RecordingSchema, { id: uuidv7(), tenant: room.tenant, room, upstreamRecordingId, ...fields });
+        await inner.flush();
+        return created;
+      });
       return { recording, imported: true };
     } catch (err) {
       if (!(err instanceof UniqueConstraintViolationException)) throw err;
-      em.clear();
-      const existing = await em.findOne(RecordingSchema, { upstreamRecordingId });
+      const existing = await em.findOne(RecordingSchema, { upstreamRecordingId }, { refresh: true });
       if (!existing) throw err;
       return { recording: existing, imported: false };
-    }
-  }
-
-  async #temporal<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (err) {
-      this.#deps.logger.error({ err }, 'Temporal call failed');
-      throw new ApiError('SERVICE_UNAVAILABLE', 'The workflow service is unavailable; retry later', { headers: { 'Retry-After': '5' } });
     }
   }
 

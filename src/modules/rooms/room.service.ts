@@ -5,7 +5,8 @@ import { lockRow } from '../../db/locks.ts';
 import type { DomainEventPublisher } from '../../events/domain-events.ts';
 import type { RoomSessions } from '../../events/room-sessions.ts';
 import { ApiError, notFound, validationError } from '../../domain/errors.ts';
-import type { RecordingOrchestrator } from '../../temporal/recording-orchestrator.ts';
+import type { Handovers } from '../../handover/handover.ts';
+import { starts } from '../../handover/starts.ts';
 import { stopRecordingWhenRoomCloses } from '../recordings/recording-stop.ts';
 import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
@@ -70,34 +71,35 @@ export interface RoomServiceDeps {
   events: DomainEventPublisher;
   /** Presence cleanup and the sockets' room.ended, in the ending transaction. */
   sessions: RoomSessions;
-  /** Starts the durable stop of a closing room's recording, in the ending transaction (DECISIONS §6). */
-  orchestrator: Pick<RecordingOrchestrator, 'startRoomRecordingStop'>;
+  /** Records the durable work a change implies in its own transaction: the empty-room timer, a recording's stop (§15). */
+  handovers: Handovers;
 }
 
 export class RoomService {
   private readonly tenants: TenantService;
   private readonly events: DomainEventPublisher;
   private readonly sessions: RoomSessions;
-  private readonly orchestrator: RoomServiceDeps['orchestrator'];
+  private readonly handovers: Handovers;
 
   constructor(deps: RoomServiceDeps) {
     this.tenants = deps.tenants;
     this.events = deps.events;
     this.sessions = deps.sessions;
-    this.orchestrator = deps.orchestrator;
+    this.handovers = deps.handovers;
   }
 
   async create(em: EntityManager, principal: Principal, input: { name: string; config?: RoomConfigInput }): Promise<Room> {
     const tenantId = tenantOf(principal);
-    const room = await em.transactional((tx) => this.createLocked(tx, tenantId, input));
-    // An empty room ends after empty_room_timeout_minutes from its creation: the real-time layer starts that timer.
+    const room = await this.handovers.transaction(em, (tx) => this.createLocked(tx, tenantId, input));
     await this.events.publish({ type: 'room.created', tenantId, roomId: room.id });
     return room;
   }
 
   /**
    * Inside a transaction: locks the tenant row, so concurrent creations count active rooms one at a time and
-   * `max_concurrent_rooms` holds exactly. The caller publishes `room.created` once its transaction commits.
+   * `max_concurrent_rooms` holds exactly. The room's empty-room timer is recorded with it (an empty room ends
+   * empty_room_timeout_minutes after its creation, DECISIONS §6, even if Temporal is down right now: §15). The caller
+   * calls `handovers.committed()` and publishes `room.created` once its transaction commits.
    */
   async createLocked(tx: EntityManager, tenantId: string, input: { name: string; config?: RoomConfigInput }): Promise<Room> {
     await lockRow(tx, 'tenants', tenantId);
@@ -118,6 +120,7 @@ export class RoomService {
       chatEnabled: config.chat_enabled ?? true,
     });
     await flushUnique(tx, input.name);
+    await this.handovers.record(tx, starts.emptyRoomTimer({ tenantId, roomId: room.id }));
     return room;
   }
 
@@ -201,7 +204,7 @@ export class RoomService {
    * and the sockets told (they close 4004), and the recording's stop started as a workflow (DECISIONS §6).
    */
   async end(em: EntityManager, tenantId: string, roomId: string): Promise<Room> {
-    const { room, afterCommit } = await em.transactional(async (tx) => {
+    const { room, afterCommit } = await this.handovers.transaction(em, async (tx) => {
       await lockRow(tx, 'rooms', roomId);
       const locked = await tx.findOne(RoomSchema, { id: roomId, tenant: tenantId }, { refresh: true });
       if (!locked) throw notFound('Room');
@@ -209,7 +212,7 @@ export class RoomService {
       locked.status = 'ended';
       locked.endedAt = new Date();
       await tx.flush();
-      await stopRecordingWhenRoomCloses(tx, this.orchestrator, { tenantId, id: roomId, name: locked.name }, 'ended');
+      await stopRecordingWhenRoomCloses(tx, this.handovers, { tenantId, id: roomId, name: locked.name }, 'ended');
       return { room: locked, afterCommit: await this.sessions.roomClosed(tx, { roomId, endedAt: locked.endedAt.toISOString(), deleted: false }) };
     });
     if (afterCommit) {
@@ -223,10 +226,10 @@ export class RoomService {
   async delete(em: EntityManager, principal: Principal, roomRef: string): Promise<void> {
     const { id: roomId } = await roomForPrincipal(em, principal, roomRef);
     const tenantId = tenantOf(principal);
-    const afterCommit = await em.transactional(async (tx) => {
+    const afterCommit = await this.handovers.transaction(em, async (tx) => {
       const room = await tx.findOne(RoomSchema, { id: roomId, tenant: tenantId });
       if (!room || (await tx.nativeDelete(RoomSchema, { id: roomId, tenant: tenantId })) === 0) throw notFound('Room');
-      await stopRecordingWhenRoomCloses(tx, this.orchestrator, { tenantId, id: roomId, name: room.name }, 'deleted');
+      await stopRecordingWhenRoomCloses(tx, this.handovers, { tenantId, id: roomId, name: room.name }, 'deleted');
       return this.sessions.roomClosed(tx, { roomId, endedAt: new Date().toISOString(), deleted: true });
     });
     afterCommit();

@@ -5,7 +5,12 @@ import type { Principal } from '../../domain/principal.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from '../../security/api-keys.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
-import type { TenantPurger } from '../../temporal/tenant-purger.ts';
+import { lockRow } from '../../db/locks.ts';
+import type { AfterCommit, RoomSessions } from '../../events/room-sessions.ts';
+import type { Handovers } from '../../handover/handover.ts';
+import { starts } from '../../handover/starts.ts';
+import { stopRecordingWhenRoomCloses } from '../recordings/recording-stop.ts';
+import { RoomSchema } from '../rooms/room.entity.ts';
 import { TenantSchema, type Tenant } from './tenant.entity.ts';
 import { mergePatch, withDefaults, type StoredTenantConfig, type TenantConfig, type TenantConfigPatch } from './tenant-config.ts';
 import { assertValidConfig } from './tenant-config.rules.ts';
@@ -22,9 +27,12 @@ export interface TenantLimits {
 export interface TenantServiceDeps {
   secretBox: SecretBox;
   production: boolean;
-  purger: TenantPurger;
   /** Which transcription and AI providers a tenant may choose (DECISIONS §9). */
   providers: Pick<ProviderRegistry, 'transcription' | 'ai'>;
+  /** Delete Tenant records its purge and its rooms' recording stops with the delete (DECISIONS §15). */
+  handovers: Handovers;
+  /** Delete Tenant closes its active rooms' sockets (4004) in the deleting transaction, as deleting a room does. */
+  sessions: RoomSessions;
 }
 
 /** Tenants: creation, the admin/tenant split on limits, config merge-patch, key rotation (DECISIONS §4–5). */
@@ -76,17 +84,29 @@ export class TenantService {
   }
 
   /**
-   * Permanently deletes the tenant. Its rows go at once (foreign keys cascade); its stored files are removed by a
-   * workflow, started first so the intent survives whatever happens next (no Temporal: 503, nothing deleted).
+   * Permanently deletes the tenant (DECISIONS §5, §15). One transaction: its active rooms end as deleting a room ends
+   * them (sockets told room.ended and closed 4004, presence cleared, each room's recording stop recorded), the rows go
+   * (foreign keys cascade), and the purge of its stored files is recorded, to run once the rows are gone (it refuses
+   * while the tenant's row exists). Temporal being down delays the purge, never the delete.
    */
   async delete(em: EntityManager, id: string, principal: Principal): Promise<void> {
     const tenant = await this.getManaged(em, id, principal);
-    await this.deps.purger.startPurge(tenant.id).catch(() => {
-      throw new ApiError('SERVICE_UNAVAILABLE', 'Cannot schedule the removal of stored files right now; nothing was deleted', {
-        headers: { 'Retry-After': '30' },
-      });
+    const { handovers, sessions } = this.deps;
+    const afterCommit: AfterCommit[] = await handovers.transaction(em, async (tx) => {
+      // No room is created meanwhile (creation takes this lock), so every active room is in the list below.
+      await lockRow(tx, 'tenants', tenant.id);
+      const rooms = await tx.find(RoomSchema, { tenant: tenant.id, status: 'active' }, { fields: ['id', 'name'] });
+      const then: AfterCommit[] = [];
+      const endedAt = new Date().toISOString();
+      for (const room of rooms) {
+        await stopRecordingWhenRoomCloses(tx, handovers, { tenantId: tenant.id, id: room.id, name: room.name }, 'deleted');
+        then.push(await sessions.roomClosed(tx, { roomId: room.id, endedAt, deleted: true }));
+      }
+      if ((await tx.nativeDelete(TenantSchema, { id: tenant.id })) === 0) throw notFound('Tenant');
+      await handovers.record(tx, starts.tenantPurge({ tenantId: tenant.id }));
+      return then;
     });
-    await em.nativeDelete(TenantSchema, { id: tenant.id });
+    for (const then of afterCommit) then();
   }
 
   /** A new key; the old one and every token issued from it stop working at once. */

@@ -5,7 +5,8 @@ import { ApiError, notFound, validationError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
 import { tenantTranscriptionKey, type ProviderRegistry } from '../../providers/registry.ts';
-import type { TranscriptionOrchestrator } from '../../temporal/transcription-orchestrator.ts';
+import type { Handovers } from '../../handover/handover.ts';
+import { starts } from '../../handover/starts.ts';
 import { RecordingSchema } from '../recordings/recording.entity.ts';
 import { roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
@@ -14,7 +15,7 @@ import { createPendingTranscript, TranscriptSchema, type Transcript } from './tr
 
 export interface TranscriptServiceDeps {
   providers: Pick<ProviderRegistry, 'transcription'>;
-  orchestrator: TranscriptionOrchestrator;
+  handovers: Handovers;
   tenants: TenantService;
   logger: Logger;
 }
@@ -30,8 +31,8 @@ export class TranscriptService {
   }
 
   /**
-   * Queue Transcription: a `pending` row, then its workflow. Answers only once the start is durable; when Temporal is
-   * unreachable the row is removed again and the caller gets 503 (nothing half-queued is left behind).
+   * Queue Transcription: a `pending` row and its workflow's hand-over, committed together (DECISIONS §15). Answers once
+   * they have; Temporal being down delays the run, it never leaves a pending row that nothing will process.
    */
   async queue(em: EntityManager, principal: Principal, recordingId: string, body: { room_id: string; provider?: string }): Promise<Transcript> {
     const tenantId = tenantOf(principal);
@@ -45,16 +46,13 @@ export class TranscriptService {
     const own = this.#deps.tenants.effectiveConfig(tenant).post_meeting_webhook?.transcription;
     const provider = this.resolveProvider(body.provider ?? own?.provider, own);
 
-    const transcript = createPendingTranscript(em, recording, 'request', provider);
-    await em.flush();
-    try {
-      await this.#deps.orchestrator.startTranscription({ transcriptId: transcript.id, tenantId, roomId: recording.room.id, recordingId });
-    } catch (err) {
-      this.#deps.logger.error({ err, transcriptId: transcript.id }, 'could not start the transcription workflow');
-      await em.nativeDelete(TranscriptSchema, { id: transcript.id });
-      throw new ApiError('SERVICE_UNAVAILABLE', 'The workflow service is unavailable; retry later', { headers: { 'Retry-After': '5' } });
-    }
-    return transcript;
+    const { handovers } = this.#deps;
+    return handovers.transaction(em, async (tx) => {
+      const transcript = createPendingTranscript(tx, recording, 'request', provider);
+      await tx.flush();
+      await handovers.record(tx, starts.transcription({ transcriptId: transcript.id, tenantId, roomId: recording.room.id, recordingId }));
+      return transcript;
+    });
   }
 
   /**

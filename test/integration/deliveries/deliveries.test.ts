@@ -12,6 +12,7 @@ import { freePort } from '../../helpers/free-port.ts';
 import { createRecordingStack, type RecordingStack, type WorkerProcess } from '../../helpers/recording-stack.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
 import { sample } from '../../helpers/prometheus.ts';
+import { startedRun } from '../../helpers/handovers.ts';
 
 const SECRET = 'whsec_integration_secret_0123456789abcdef';
 const SCHEDULE = [0, 1, 1, 1, 1, 1];
@@ -64,7 +65,7 @@ async function deliver(options: Parameters<typeof processedRecording>[3] = {}) {
   return { ...recording, deliveryId: delivery!.id };
 }
 
-const result = (deliveryId: string) => stack.temporal.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).result();
+const result = async (deliveryId: string) => (await startedRun(stack.temporal, webhookDeliveryWorkflowId(deliveryId))).result();
 const getDelivery = (id: string, auth = tenant.auth) => stack.t.request.get(`/api/v1/webhook-deliveries/${id}`).set(auth);
 const since = (n: number) => receiver.received.slice(n);
 

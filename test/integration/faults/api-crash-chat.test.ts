@@ -55,15 +55,32 @@ test('every stored message reaches every member still connected after an instanc
   b.proc.kill('SIGKILL');
   await burst;
   await Promise.all(onB.map((s) => s.closed)); // B's sockets died with it
-  await sleep(1000); // let A finish what it was given
 
+  // Every message A's senders sent is stored, each one by its text (not a count); waited for with a generous deadline.
+  const expectedFromA = new Set([0, 1].flatMap((n) => Array.from({ length: PER_SENDER }, (_, i) => `m${n}-${i}`)));
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
-  const stored = (await client.query<{ id: string; sender_id: string }>('select id, sender_id from chat_messages where room_id = $1', [room.id])).rows;
+  type Row = { id: string; sender_id: string; text: string };
+  let stored: Row[] = [];
+  const fromA = () => stored.filter((m) => [p1.participant.id, p2.participant.id].includes(m.sender_id)).map((m) => m.text);
+  const begun = Date.now();
+  for (;;) {
+    stored = (await client.query<Row>('select id, sender_id, text from chat_messages where room_id = $1', [room.id])).rows;
+    if (fromA().length >= expectedFromA.size || Date.now() - begun > 60_000) break;
+    await sleep(100);
+  }
   await client.end();
+  console.log(`[api-crash-chat] A's ${expectedFromA.size} messages stored ${Date.now() - begun} ms after the burst`);
+  expect(new Set(fromA())).toEqual(expectedFromA);
+  expect(fromA()).toHaveLength(expectedFromA.size); // none twice
   const fromB = stored.filter((m) => [p3.participant.id, p4.participant.id].includes(m.sender_id));
-  expect(stored.length).toBeGreaterThan(2 * PER_SENDER - 1); // A's senders' messages all stored...
-  expect(fromB.length).toBeGreaterThan(0); // ... and B stored some before it died
+  expect(fromB.length).toBeGreaterThan(0); // B stored some before it died
+  // Each of B's senders' stored messages is one it sent, in its own numbering, none twice.
+  for (const [n, p] of [[2, p3], [3, p4]] as const) {
+    const texts = fromB.filter((m) => m.sender_id === p.participant.id).map((m) => m.text);
+    expect(texts.every((text) => new RegExp(`^m${n}-\\d+$`).test(text))).toBe(true);
+    expect(new Set(texts).size).toBe(texts.length);
+  }
 
   // Every stored message reached both members on A, in the same order.
   const received = async (s: TestSocket) => {

@@ -2,6 +2,7 @@
 // PostgreSQL: while the database is down, requests answer 503 SERVICE_UNAVAILABLE (never a 500, never a hang); once it
 // is back, the same process serves again without a restart; and nothing is lost or half-applied: every room and
 // participant acknowledged with 201 is stored, and nothing is stored that was not acknowledged.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -102,4 +103,38 @@ test('503 while PostgreSQL is down, recovery without restarting the API, nothing
   } finally {
     await client.end();
   }
+}, 120_000);
+
+/** The cluster's processes (the postmaster listening on `port` and its children), for SIGSTOP / SIGCONT. */
+function clusterPids(port: number): number[] {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
+  const postmaster = rows.find((r) => /postgres/.test(r.args) && r.args.includes(` -p ${port}`));
+  if (!postmaster) throw new Error(`no postmaster on port ${port}`);
+  return [postmaster.pid, ...rows.filter((r) => r.ppid === postmaster.pid).map((r) => r.pid)];
+}
+
+test('GET /readyz answers 503 within a few seconds while PostgreSQL hangs (paused), and its database check is ok once it resumes', async () => {
+  const pids = clusterPids(postgres.port);
+  for (const pid of pids) process.kill(pid, 'SIGSTOP');
+  try {
+    const begun = Date.now();
+    const res = await fetch(`${api.baseUrl}/readyz`, { signal: AbortSignal.timeout(60_000) });
+    const body = (await res.json()) as { checks: Record<string, string> };
+    // The bound is the probe's own (a hung database must not hang the probe); logged, with a generous test deadline.
+    console.log(`[readyz] answered ${res.status} after ${Date.now() - begun} ms with PostgreSQL paused`);
+    expect(res.status).toBe(503);
+    expect(body.checks.database).toBe('error');
+  } finally {
+    for (const pid of pids) process.kill(pid, 'SIGCONT');
+  }
+  let database = '';
+  for (let i = 0; i < 300 && database !== 'ok'; i++) {
+    database = ((await (await fetch(`${api.baseUrl}/readyz`)).json()) as { checks: Record<string, string> }).checks.database;
+    if (database !== 'ok') await new Promise((r) => setTimeout(r, 200));
+  }
+  expect(database).toBe('ok');
 }, 120_000);

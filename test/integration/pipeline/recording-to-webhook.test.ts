@@ -1,7 +1,7 @@
 // The whole product path in one run, as a tenant sees it: a recording made at the (development) media provider is
 // ingested into S3, transcribed by the `openai` provider (the development media server), summarised by the builtin
 // analyser, and delivered as a signed `meeting.recording_ready` webhook to a real receiver; the delivery log shows it.
-import { postMeetingWorkflowId, transcriptionWorkflowId } from '../../../workflows/shared.ts';
+import { postMeetingWorkflowId, transcriptionWorkflowId, webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
 import { createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
 import { freePort } from '../../helpers/free-port.ts';
 import { createRecordingStack, type RecordingStack } from '../../helpers/recording-stack.ts';
@@ -10,6 +10,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhoo
 import { sample } from '../../helpers/prometheus.ts';
 import { listRunsUntil, scanHistories, type RunRef } from '../../helpers/history-scan.ts';
 import { metrics } from '../../../src/metrics/metrics.ts';
+import { startedRun } from '../../helpers/handovers.ts';
 
 const SECRET = 'whsec_pipeline_0123456789abcdef0123456789';
 // Known secrets the histories must never hold (DECISIONS §13): the operator's and the tenant's provider keys.
@@ -119,8 +120,6 @@ describe('recording → ingestion → transcript → summary → signed webhook'
     };
     const attempts = (text: string) => sample(text, 'convene_webhook_attempts_total', { outcome: 'succeeded' });
     const transcriptions = (text: string) => sample(text, 'convene_transcription_duration_seconds_count', { provider: 'openai', result: 'ok' });
-    const starts = (kind: string) => sample(metricsText, 'convene_workflow_starts_total', { kind });
-    let metricsText = await metrics.registry.metrics();
 
     // A fresh worker process did exactly this run's work: one attempt, one transcription, one builtin analysis.
     const afterPipeline = await scrapeWorker();
@@ -129,9 +128,13 @@ describe('recording → ingestion → transcript → summary → signed webhook'
     expect(transcriptions(afterPipeline)).toBe(1);
     expect(sample(afterPipeline, 'convene_transcription_duration_seconds_sum', { provider: 'openai', result: 'ok' })).toBeGreaterThan(0);
     expect(sample(afterPipeline, 'convene_ai_duration_seconds_count', { provider: 'builtin', result: 'ok' })).toBe(1);
-    const startsBefore = { transcription: starts('transcriptionWorkflow'), delivery: starts('webhookDeliveryWorkflow') };
+    // Starts are made by the hand-over relay of whichever process takes the row first (DECISIONS §15): the API's,
+    // woken by its own commit, or the worker's poll. Counted across both.
+    const startsIn = (text: string, kind: string) => sample(text, 'convene_workflow_starts_total', { kind });
+    const startsEverywhere = async (kind: string) => startsIn(await metrics.registry.metrics(), kind) + startsIn(await scrapeWorker(), kind);
+    const startsBefore = { transcription: await startsEverywhere('transcriptionWorkflow'), delivery: await startsEverywhere('webhookDeliveryWorkflow') };
 
-    // A re-send and a queued transcription are started by the API process (this test's app) and run by the worker.
+    // A re-send and a queued transcription are recorded by the API process (this test's app) and run by the worker.
     const deliveryId = receiver.received[0].headers['x-convene-delivery'];
     const resent = await stack.t.request.post(`/api/v1/webhook-deliveries/${deliveryId}/resend`).set(tenant.auth).expect(202);
     const queued = await stack.t.request
@@ -139,13 +142,21 @@ describe('recording → ingestion → transcript → summary → signed webhook'
       .set(tenant.auth)
       .send({ room_id: roomId })
       .expect(202);
-    metricsText = await metrics.registry.metrics();
-    expect(starts('webhookDeliveryWorkflow') - startsBefore.delivery).toBe(1);
-    expect(starts('transcriptionWorkflow') - startsBefore.transcription).toBe(1);
+    await startedRun(stack.temporal, webhookDeliveryWorkflowId(resent.body.data.id));
+    await startedRun(stack.temporal, transcriptionWorkflowId(queued.body.transcript_id));
+    // The counter moves just after the start returns: read until it has (a generous deadline), then exactly one each.
+    for (let i = 0; i < 100; i++) {
+      const moved = (await startsEverywhere('webhookDeliveryWorkflow')) > startsBefore.delivery && (await startsEverywhere('transcriptionWorkflow')) > startsBefore.transcription;
+      if (moved) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await startsEverywhere('webhookDeliveryWorkflow')) - startsBefore.delivery).toBe(1);
+    expect((await startsEverywhere('transcriptionWorkflow')) - startsBefore.transcription).toBe(1);
+
 
     await receiver.waitFor(2, 60_000);
     expect(receiver.received[1].headers['x-convene-delivery']).toBe(resent.body.data.id);
-    await stack.temporal.workflow.getHandle(transcriptionWorkflowId(queued.body.transcript_id)).result();
+    await (await startedRun(stack.temporal, transcriptionWorkflowId(queued.body.transcript_id))).result();
     const deadline = Date.now() + 10_000;
     let afterMore = await scrapeWorker();
     // The activity records its attempt just after the receiver answers: wait for the count, never for a fixed time.

@@ -298,6 +298,25 @@ describe('close codes (DECISIONS §11)', () => {
     expect(await connectRefused(server.wsUrl, people[0].access_token)).toMatchObject({ status: 404 });
   });
 
+  test('tenant deletion ends its active rooms as deleting a room does: room.ended, then 4004; new sockets refused', async () => {
+    // DECISIONS §15: the rows go, and in the same transaction every active room's sockets are told and closed.
+    const doomed = await createTenant(t, { name: 'Doomed' });
+    const joined = [];
+    for (const name of ['one', 'two']) {
+      const room = await createRoom(t, doomed, { name });
+      const person = await addParticipant(t, doomed, room.id, { display_name: name, role: 'host' });
+      const socket = await join(person.access_token);
+      await socket.next('room.snapshot');
+      joined.push({ room, person, socket });
+    }
+    await t.request.delete(`/api/v1/tenants/${doomed.id}`).set(doomed.auth).expect(200);
+    for (const { room, person, socket } of joined) {
+      expect(await socket.next('room.ended')).toEqual({ event: 'room.ended', data: { room_id: room.id, ended_at: expect.any(String) } });
+      expect((await socket.closed).code).toBe(4004);
+      expect((await connectRefused(server.wsUrl, person.access_token)).status).toBeGreaterThanOrEqual(400);
+    }
+  });
+
   test('removal and room end reach the sockets with the change itself: nothing rides on the in-process event bus', async () => {
     // Issue 11: the presence cleanup and the sockets' notice commit in the service's own transaction. With the bus
     // publishing nothing (as after a crash between commit and publish), the removed socket still closes and the

@@ -4,6 +4,7 @@ import { RecordingSchema } from '../../../src/modules/recordings/recording.entit
 import { recordingAutoStopWorkflowId, roomRecordingStopWorkflowId } from '../../../workflows/shared.ts';
 import { addParticipant, bearer, createRoom, createTenant, type TenantFixture } from '../../helpers/fixtures.ts';
 import { createRecordingStack, type RecordingStack } from '../../helpers/recording-stack.ts';
+import { handoverRows, startedRun } from '../../helpers/handovers.ts';
 
 let stack: RecordingStack;
 let tenant: TenantFixture;
@@ -199,9 +200,9 @@ test('sync imports what the provider recorded on its own, once', async () => {
   const liveSync = await api().post(`/api/v1/rooms/${room.id}/recordings/sync`).set(tenant.auth);
   expect(liveSync.body.data).toEqual({ synced_count: 1, recordings: [{ id: expect.any(String), status: 'recording' }] });
   const liveId = liveSync.body.data.recordings[0].id as string;
-  expect((await stack.temporal.workflow.getHandle(recordingAutoStopWorkflowId(liveId)).describe()).status.name).toBe('RUNNING');
+  expect((await (await startedRun(stack.temporal, recordingAutoStopWorkflowId(liveId))).describe()).status.name).toBe('RUNNING');
   await api().post(`/api/v1/rooms/${room.id}/recordings/stop`).set(tenant.auth).expect(200);
-  expect(await stack.temporal.workflow.getHandle(recordingAutoStopWorkflowId(liveId)).result()).toEqual({ autoStopped: false });
+  expect(await (await startedRun(stack.temporal, recordingAutoStopWorkflowId(liveId))).result()).toEqual({ autoStopped: false });
   expect(stack.media.getRecording(live.id)!.status).not.toBe('recording');
   await stack.media.settled();
   await stack.ingestionResult(liveId);
@@ -269,10 +270,10 @@ test('ending a room stops its recording durably: a workflow started in the endin
   await withSilentEventBus(async () => {
     await api().post(`/api/v1/rooms/${room.id}/end`).set(tenant.auth).expect(200);
   });
-  expect(await stack.temporal.workflow.getHandle(roomRecordingStopWorkflowId(room.id)).result()).toEqual({ stoppedRecordingId: id });
+  expect(await (await startedRun(stack.temporal, roomRecordingStopWorkflowId(room.id))).result()).toEqual({ stoppedRecordingId: id });
   expect(stack.media.listRecordings(room.id)[0]?.status).not.toBe('recording');
   // The recording's auto-stop timer was told, and ends without stopping anything.
-  expect(await stack.temporal.workflow.getHandle(recordingAutoStopWorkflowId(id)).result()).toEqual({ autoStopped: false });
+  expect(await (await startedRun(stack.temporal, recordingAutoStopWorkflowId(id))).result()).toEqual({ autoStopped: false });
   await stack.media.settled();
   await stack.ingestionResult(id);
 });
@@ -284,29 +285,30 @@ test('deleting a room stops what the provider still records for it, without the 
     await api().delete(`/api/v1/rooms/${room.id}`).set(tenant.auth).expect(204);
   });
   // The recording row went with the room; the provider's recording is what is stopped.
-  expect(await stack.temporal.workflow.getHandle(roomRecordingStopWorkflowId(room.id)).result()).toEqual({ stoppedRecordingId: null });
+  expect(await (await startedRun(stack.temporal, roomRecordingStopWorkflowId(room.id))).result()).toEqual({ stoppedRecordingId: null });
   expect(stack.media.listRecordings(room.id).map((r) => r.status)).not.toContain('recording');
 });
 
-test('an end that rolls back after starting the stop stops nothing: the run waits for the transaction, finds the room active', async () => {
+test('an end that rolls back records no stop: nothing is started, the recording goes on; a real end stops it', async () => {
   const room = await recordingRoom();
   const started = await api().post(`/api/v1/rooms/${room.id}/recordings/start`).set(tenant.auth).expect(201);
   const id = started.body.data.id as string;
   const sessions = stack.t.services.sessions;
   sessions.roomClosed = async () => {
-    throw new Error('the ending transaction fails after the workflow start');
+    throw new Error('the ending transaction fails after the stop was recorded');
   };
   try {
     expect((await api().post(`/api/v1/rooms/${room.id}/end`).set(tenant.auth)).status).toBe(500);
   } finally {
     delete (sessions as { roomClosed?: unknown }).roomClosed;
   }
-  expect(await stack.temporal.workflow.getHandle(roomRecordingStopWorkflowId(room.id)).result()).toEqual({ stoppedRecordingId: null });
+  // DECISIONS §15: the hand-over rolled back with the end; no run exists to stop anything.
+  expect(await handoverRows(stack.t.services.orm, roomRecordingStopWorkflowId(room.id))).toEqual([]);
   expect((await api().get(`/api/v1/rooms/${room.id}`).set(tenant.auth)).body.status).toBe('active');
   expect((await api().get(`/api/v1/recordings/${id}`).set(tenant.auth)).body.data.status).toBe('recording');
-  // Ending it for real now stops it (a second run of the same id).
+  // Ending it for real now stops it.
   await api().post(`/api/v1/rooms/${room.id}/end`).set(tenant.auth).expect(200);
-  expect(await stack.temporal.workflow.getHandle(roomRecordingStopWorkflowId(room.id)).result()).toEqual({ stoppedRecordingId: id });
+  expect(await (await startedRun(stack.temporal, roomRecordingStopWorkflowId(room.id))).result()).toEqual({ stoppedRecordingId: id });
   await stack.media.settled();
   await stack.ingestionResult(id);
 });

@@ -7,6 +7,7 @@ import { TranscriptSchema } from '../../../src/modules/transcripts/transcript.en
 import { postMeetingWorkflowId, transcriptionWorkflowId } from '../../../workflows/shared.ts';
 import { addParticipant, bearer, createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
 import { createRecordingStack, type RecordingStack } from '../../helpers/recording-stack.ts';
+import { startedRun } from '../../helpers/handovers.ts';
 
 let stack: RecordingStack;
 let failingAi: Server;
@@ -112,7 +113,7 @@ describe('a tenant with the default (builtin) analyser', () => {
     const queued = await stack.t.request.post(`/api/v1/recordings/${recordingId}/transcribe`).set(tenant.auth).send({ room_id: roomId }).expect(202);
     expect(queued.body).toEqual({ transcript_id: expect.any(String), status: 'pending' });
     const id = queued.body.transcript_id as string;
-    await stack.temporal.workflow.getHandle(transcriptionWorkflowId(id)).result();
+    await (await startedRun(stack.temporal, transcriptionWorkflowId(id))).result();
 
     const got = await stack.t.request.get(`/api/v1/transcription/${id}`).set(tenant.auth).expect(200);
     expect(got.body.data).toMatchObject({ id, recording_id: recordingId, room_id: roomId, status: 'completed', provider: 'openai' });
@@ -216,7 +217,7 @@ test("a tenant's own key unlocks only the provider it belongs to: another one is
 
   // The provider the key belongs to is accepted (and the key is the one sent: the dev server takes any).
   const queued = await stack.t.request.post(`/api/v1/recordings/${recordingId}/transcribe`).set(tenant.auth).send({ room_id: roomId }).expect(202);
-  await stack.temporal.workflow.getHandle(transcriptionWorkflowId(queued.body.transcript_id)).result();
+  await (await startedRun(stack.temporal, transcriptionWorkflowId(queued.body.transcript_id))).result();
   const got = await stack.t.request.get(`/api/v1/transcription/${queued.body.transcript_id}`).set(tenant.auth).expect(200);
   expect(got.body.data).toMatchObject({ status: 'completed', provider: 'openai' });
 }, 120_000);
@@ -231,7 +232,7 @@ test('an archived recording is transcribed from the archive bucket', async () =>
   expect(await store.list(store.bucket, `recordings/${tenant.id}/`)).toEqual([]); // only the archive copy is left
 
   const queued = await stack.t.request.post(`/api/v1/recordings/${recordingId}/transcribe`).set(tenant.auth).send({ room_id: roomId }).expect(202);
-  await stack.temporal.workflow.getHandle(transcriptionWorkflowId(queued.body.transcript_id)).result();
+  await (await startedRun(stack.temporal, transcriptionWorkflowId(queued.body.transcript_id))).result();
   const got = await stack.t.request.get(`/api/v1/recordings/${recordingId}/transcript`).set(tenant.auth).expect(200);
   expect(got.body.data).toMatchObject({ id: queued.body.transcript_id, status: 'completed' });
   expect(got.body.data.content.segments.length).toBeGreaterThan(0);

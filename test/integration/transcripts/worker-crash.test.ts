@@ -7,6 +7,7 @@ import { TranscriptSchema } from '../../../src/modules/transcripts/transcript.en
 import { transcriptionWorkflowId } from '../../../workflows/shared.ts';
 import { createRoom, createTenant, patchConfig } from '../../helpers/fixtures.ts';
 import { createRecordingStack, type RecordingStack } from '../../helpers/recording-stack.ts';
+import { startedRun } from '../../helpers/handovers.ts';
 
 const RECORDING_SECONDS = 600; // 8 kHz 16-bit mono: about 9.6 MB
 
@@ -72,7 +73,7 @@ test('a worker killed mid-transcription: a new worker finishes it, exactly one c
   expect(mid.body.data.status).toBe('processing');
 
   await stack.startWorker();
-  await stack.temporal.workflow.getHandle(transcriptionWorkflowId(id)).result();
+  await (await startedRun(stack.temporal, transcriptionWorkflowId(id))).result();
 
   expect(uploads).toBeGreaterThanOrEqual(2); // the transcription really started over
   const rows = await stack.t.services.orm.em.fork().find(TranscriptSchema, { recording: recordingId });

@@ -1,0 +1,82 @@
+// The one way durable work is handed over from a database change to Temporal (DECISIONS §15): a transactional outbox.
+// A service or an activity that changes state and implies a workflow records the start here, in the SAME transaction
+// as its change (`record`), so the change and the obligation commit together or not at all. The relay (relay.ts)
+// then starts what was recorded, idempotently by workflow id, until it is started. Nothing else in the code starts a
+// workflow from a request or an activity (signals that only tell a running workflow news stay best effort).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { WorkflowSubject } from '../../workflows/shared.ts';
+
+/** A workflow start as the relay will make it: ids only in `args` (DECISIONS §13), never a secret. */
+export interface HandoverStart {
+  workflowType: string;
+  workflowId: string;
+  args: unknown[];
+  /** What the run's search attributes name (DECISIONS §13). */
+  subject: WorkflowSubject;
+  /** The run's one-line staticSummary. */
+  summary: string;
+  details?: string;
+  /**
+   * What a run already using the id means. USE_EXISTING (the default): the work is under way, done. TERMINATE_EXISTING:
+   * replace it (Recover). A closed run: REJECT_DUPLICATE (the default) counts it as done, so a start relayed twice
+   * never runs the work twice; ALLOW_DUPLICATE_FAILED_ONLY runs again after a failed run only.
+   */
+  conflict?: 'USE_EXISTING' | 'TERMINATE_EXISTING';
+  reuse?: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE_FAILED_ONLY' | 'ALLOW_DUPLICATE';
+  /** Signal-with-start: the signal a running workflow gets instead (and a new one gets first). */
+  signal?: { name: string; args: unknown[] };
+}
+
+export interface HandoverOptions {
+  taskQueue: string;
+  /** Test-only (HANDOVER_FAULT): exit the process right after a hand-over commits, before it is relayed. */
+  fault?: 'exit-after-commit';
+}
+
+/** Records hand-overs and wakes this process's relay once they have committed. */
+export class Handovers {
+  readonly #options: HandoverOptions;
+  #wake: () => void = () => {};
+
+  constructor(options: HandoverOptions) {
+    this.#options = options;
+  }
+
+  get taskQueue(): string {
+    return this.#options.taskQueue;
+  }
+
+  /** The relay registers itself here: `committed` then runs it at once, not at its next poll. */
+  onCommit(wake: () => void): void {
+    this.#wake = wake;
+  }
+
+  /**
+   * Records `start` inside the caller's transaction (`tx` must be one: em.transactional's). It is started only if and
+   * once that transaction commits.
+   */
+  async record(tx: EntityManager, start: HandoverStart): Promise<void> {
+    await tx.execute(
+      'insert into workflow_handovers (workflow_type, workflow_id, task_queue, start) values (?, ?, ?, ?)',
+      [start.workflowType, start.workflowId, this.#options.taskQueue, JSON.stringify(start)],
+    );
+  }
+
+  /**
+   * `work` in one transaction, then the relay woken: the usual way to change state and hand over its work. The result
+   * is `work`'s; the caller answers once the change and its hand-over have committed (not once the workflow runs).
+   */
+  async transaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    const result = await em.transactional(work);
+    this.committed();
+    return result;
+  }
+
+  /** A transaction that recorded hand-overs has committed (callers that run their own transaction call this). */
+  committed(): void {
+    // DECISIONS §15's fault test: the process dies between commit and start; the relay of another process (or this
+    // one restarted) must still start what was recorded.
+    if (this.#options.fault === 'exit-after-commit') process.exit(86);
+    this.#wake();
+  }
+}

@@ -1,0 +1,152 @@
+// The relay of the hand-over outbox (handover.ts, DECISIONS §15). Every api and worker process runs one: it takes
+// pending rows with SELECT … FOR UPDATE SKIP LOCKED (so processes share the work and never start a row twice at the
+// same moment), starts each workflow by its id, and marks the row started. A start that fails (Temporal down or slow)
+// leaves the row pending with a later next_attempt_at (capped backoff); a process that dies holding rows releases
+// their locks with its connection. Started rows are kept a day for operators, then removed.
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Orm } from '../db/orm.ts';
+import type { Logger } from '../logger.ts';
+import { metrics } from '../metrics/metrics.ts';
+import { searchAttributesFor } from '../../workflows/shared.ts';
+import type { HandoverStart, Handovers } from './handover.ts';
+
+/** Rows taken per pass; a pass repeats while it finds a full batch. */
+const BATCH = 20;
+/** One start may take this long (the SDK retries an unreachable server until its deadline). */
+const START_DEADLINE_MS = 5000;
+/** Backoff of a row whose start failed: 1 s, 2 s, 4 s … capped. */
+const MAX_BACKOFF_SECONDS = 30;
+/** Started rows are kept this long for operators, and pruned at most this often by each process. */
+const KEEP_STARTED = '1 day';
+const PRUNE_EVERY_MS = 10 * 60_000;
+
+interface PendingRow {
+  id: string;
+  workflow_id: string;
+  task_queue: string;
+  start: HandoverStart;
+  attempts: number;
+}
+
+export interface HandoverRelayOptions {
+  orm: Orm;
+  client: Client;
+  handovers: Handovers;
+  logger: Logger;
+  pollMs: number;
+}
+
+export class HandoverRelay {
+  readonly #o: HandoverRelayOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #closed = false;
+  #prunedAt = 0;
+
+  constructor(options: HandoverRelayOptions) {
+    this.#o = options;
+    options.handovers.onCommit(() => this.wake());
+  }
+
+  /** Polls until close(); the first pass runs at once (rows left by a process that died). */
+  start(): void {
+    this.wake();
+  }
+
+  /** Runs a pass now (or right after the one in progress). */
+  wake(): void {
+    if (this.#closed) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#running = this.#loop().finally(() => {
+      this.#running = undefined;
+      if (this.#closed) return;
+      if (this.#again) {
+        this.#again = false;
+        this.wake();
+      } else {
+        this.#timer = setTimeout(() => this.wake(), this.#o.pollMs);
+        this.#timer.unref();
+      }
+    });
+  }
+
+  /** Lets a pass in progress finish, then stops. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  /** One pass: batches until none is full. Errors (database down) are logged; the next poll tries again. */
+  async #loop(): Promise<void> {
+    try {
+      while (!this.#closed && (await this.#batch()) === BATCH);
+    } catch (err) {
+      this.#o.logger.warn({ err: String(err) }, 'hand-over relay pass failed; retrying at the next poll');
+    }
+  }
+
+  async #batch(): Promise<number> {
+    const em = this.#o.orm.em.fork();
+    return em.transactional(async (tx) => {
+      const rows: PendingRow[] = await tx.execute(
+        `select id, workflow_id, task_queue, start, attempts from workflow_handovers
+         where started_at is null and next_attempt_at <= now() order by id limit ${BATCH} for update skip locked`,
+      );
+      const outcomes = await Promise.all(rows.map((row) => this.#startOne(row)));
+      for (const [i, row] of rows.entries()) {
+        const error = outcomes[i];
+        if (error === null) {
+          await tx.execute('update workflow_handovers set started_at = now(), attempts = attempts + 1, last_error = null where id = ?', [row.id]);
+        } else {
+          const backoff = Math.min(MAX_BACKOFF_SECONDS, 2 ** Math.min(row.attempts, 10));
+          await tx.execute(
+            `update workflow_handovers set attempts = attempts + 1, last_error = ?, next_attempt_at = now() + make_interval(secs => ?) where id = ?`,
+            [error.slice(0, 1000), backoff, row.id],
+          );
+        }
+      }
+      if (rows.length < BATCH && Date.now() - this.#prunedAt > PRUNE_EVERY_MS) {
+        this.#prunedAt = Date.now();
+        await tx.execute(`delete from workflow_handovers where started_at < now() - interval '${KEEP_STARTED}'`);
+      }
+      return rows.length;
+    });
+  }
+
+  /** Starts one recorded workflow; null when it is started (or was already), else why not. */
+  async #startOne(row: PendingRow): Promise<string | null> {
+    const { client, logger } = this.#o;
+    const s = row.start;
+    const common = {
+      taskQueue: row.task_queue,
+      workflowId: row.workflow_id,
+      args: s.args,
+      typedSearchAttributes: searchAttributesFor(s.subject),
+      staticSummary: s.summary,
+      ...(s.details ? { staticDetails: s.details } : {}),
+      workflowIdReusePolicy: s.reuse ?? 'REJECT_DUPLICATE',
+    } as const;
+    try {
+      const signal = s.signal;
+      await client.withDeadline(Date.now() + START_DEADLINE_MS, async (): Promise<unknown> =>
+        signal
+          ? client.workflow.signalWithStart(s.workflowType, { ...common, signal: signal.name, signalArgs: signal.args })
+          : client.workflow.start(s.workflowType, { ...common, workflowIdConflictPolicy: s.conflict ?? 'USE_EXISTING' }),
+      );
+      metrics.workflowStarted(s.workflowType);
+      return null;
+    } catch (err) {
+      // A run with this id is closed and may not run again (REJECT_DUPLICATE, or a completed ingestion): the work was
+      // done by it. This is how a start relayed twice stays one run.
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return null;
+      logger.warn({ err: String(err), workflowId: row.workflow_id, attempts: row.attempts + 1 }, 'hand-over not started yet; will retry');
+      return err instanceof Error ? err.message : String(err);
+    }
+  }
+}
