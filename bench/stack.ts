@@ -85,7 +85,8 @@ export interface Stack {
   receiver: WebhookReceiver;
   media: DevMediaServer;
   temporal: Client;
-  db: pg.Client;
+  /** A few connections to the application's database, for reading rows. */
+  db: pg.Pool;
   /** `GET /metrics` of each worker, when workerMetrics was asked for. */
   workerMetricsUrls: string[];
   adminKey: string;
@@ -207,8 +208,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const connection = await Connection.connect({ address: temporalServer.address });
   onCleanup(() => connection.close());
   const temporal = new Client({ connection, namespace: 'default' });
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
+  const db = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   onCleanup(() => db.end());
 
   const call: Stack['call'] = async (method, path, headers, body, expect = 200) => {
