@@ -34,6 +34,7 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { ReceivedWebhook } from '../test/helpers/webhook-receiver.ts';
 import { postMeetingWorkflowId, recordingIngestWorkflowId, transcriptionWorkflowId, webhookDeliveryWorkflowId } from '../workflows/shared.ts';
+import { cpuBetween, cpuSnapshot } from './process-cpu.ts';
 import { fmt, loadAverage, log, runBench, sleep, startStack, stats, type Stack } from './stack.ts';
 
 const { values: args } = parseArgs({
@@ -288,6 +289,9 @@ interface Round {
   extraWebhooks: number;
   loadBefore: string;
   loadAfter: string;
+  /** CPU seconds per role from the first Stop until the pipeline was idle again, and that span in ms. */
+  cpu: Array<[string, number]>;
+  cpuSpanMs: number;
 }
 
 async function main(): Promise<void> {
@@ -322,9 +326,13 @@ async function main(): Promise<void> {
     const before = receiver.received.length;
     const recordingIds = await pool(roomIds, SETUP_CONCURRENCY, startRecording);
     await sleep(1000); // they record
+    const cpuBefore = cpuSnapshot();
+    const spanStart = Date.now();
     const stops = await Promise.all(roomIds.map(stop));
     const hooks = await waitForWebhooks(stack, recordingIds);
     await waitUntilIdle(stack);
+    const cpu = cpuBetween(cpuBefore, cpuSnapshot());
+    const cpuSpanMs = Date.now() - spanStart;
     await sleep(500);
     const loadAfter = await loadAverage();
     const extraWebhooks = receiver.received.length - before - recordingIds.length;
@@ -341,6 +349,8 @@ async function main(): Promise<void> {
       extraWebhooks,
       loadBefore,
       loadAfter,
+      cpu,
+      cpuSpanMs,
     };
   };
 
@@ -384,6 +394,20 @@ async function main(): Promise<void> {
         `${r.size - r.missing}/${r.size}${r.extraWebhooks > 0 ? ` (+${r.extraWebhooks} extra)` : ''} | ${withProblems} | ${r.loadBefore.replace('load average ', '')} → ${r.loadAfter.replace('load average ', '')} |`;
     }),
   ];
+
+  // Which process the burst kept busy: CPU seconds from the first Stop until idle, and the share of the machine.
+  const roles = [...new Set(rounds.flatMap((r) => r.cpu.map(([role]) => role)))];
+  lines.push(
+    '',
+    `CPU seconds per process from the first Stop until the pipeline was idle (and the average number of cores that is, of ${cpus().length}):`,
+    '',
+    `| process | ${rounds.map((r) => `N=${r.size} (${(r.cpuSpanMs / 1000).toFixed(1)} s)`).join(' | ')} |`,
+    `|---|${rounds.map(() => '---').join('|')}|`,
+    ...[...roles, 'all'].map((role) => `| ${role} | ${rounds.map((r) => {
+      const seconds = role === 'all' ? r.cpu.reduce((a, [, v]) => a + v, 0) : (r.cpu.find(([name]) => name === role)?.[1] ?? 0);
+      return `${seconds.toFixed(1)} s (${(seconds / (r.cpuSpanMs / 1000)).toFixed(2)})`;
+    }).join(' | ')} |`),
+  );
 
   // Per recording, along the path: how the latency splits (medians of each part; they need not add up exactly).
   const parts: Array<[string, (m: Measured) => number]> = [
