@@ -43,3 +43,44 @@ test('production refuses to start without its secrets', () => {
   expect(() => loadConfig({ NODE_ENV: 'production', UPSTREAM_WEBHOOK_SECRET: 'x' })).toThrow(/Invalid SECRETS_KEY/);
   expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: Buffer.alloc(32).toString('hex') })).toThrow(/Invalid UPSTREAM_WEBHOOK_SECRET/);
 });
+
+test("worker settings: the Temporal SDK's defaults unless set, passed to Worker.create by src/worker.ts", async () => {
+  const { workerTuning } = await import('../../src/worker.ts');
+  expect(workerTuning(loadConfig({}).worker)).toEqual({
+    maxConcurrentWorkflowTaskExecutions: 40,
+    maxConcurrentActivityTaskExecutions: 100,
+    maxConcurrentWorkflowTaskPolls: 10,
+    maxConcurrentActivityTaskPolls: 10,
+    stickyQueueScheduleToStartTimeout: 10_000,
+  });
+  const tuned = loadConfig({
+    WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '8',
+    WORKER_MAX_CONCURRENT_ACTIVITIES: '4',
+    WORKER_WORKFLOW_TASK_POLLERS: '3',
+    WORKER_MAX_CACHED_WORKFLOWS: '500',
+    WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT: '30s',
+    WORKER_TEMPORAL_METRICS_ADDRESS: '127.0.0.1:9465',
+  }).worker;
+  expect(workerTuning(tuned)).toEqual({
+    maxConcurrentWorkflowTaskExecutions: 8,
+    maxConcurrentActivityTaskExecutions: 4,
+    maxConcurrentWorkflowTaskPolls: 3,
+    // Pollers default to at most the slots they fill.
+    maxConcurrentActivityTaskPolls: 4,
+    stickyQueueScheduleToStartTimeout: 30_000,
+    maxCachedWorkflows: 500,
+  });
+  expect(tuned.sdkMetricsAddress).toBe('127.0.0.1:9465');
+});
+
+test.each([
+  [{ WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '1' }, 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS'],
+  [{ WORKER_MAX_CONCURRENT_ACTIVITIES: 'many' }, 'WORKER_MAX_CONCURRENT_ACTIVITIES'],
+  [{ WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '4', WORKER_WORKFLOW_TASK_POLLERS: '5' }, 'WORKER_WORKFLOW_TASK_POLLERS'],
+  [{ WORKER_MAX_CONCURRENT_ACTIVITIES: '2', WORKER_ACTIVITY_TASK_POLLERS: '3' }, 'WORKER_ACTIVITY_TASK_POLLERS'],
+  [{ WORKER_MAX_CACHED_WORKFLOWS: '-1' }, 'WORKER_MAX_CACHED_WORKFLOWS'],
+  [{ WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT: 'soon' }, 'WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT'],
+  [{ WORKER_TEMPORAL_METRICS_ADDRESS: '9465' }, 'WORKER_TEMPORAL_METRICS_ADDRESS'],
+])('a worker setting that the SDK would refuse stops start-up naming it: %j', (env, name) => {
+  expect(() => loadConfig(env)).toThrow(new RegExp(`Invalid ${name}`));
+});
