@@ -35,6 +35,7 @@ import { parseArgs } from 'node:util';
 import type { ReceivedWebhook } from '../test/helpers/webhook-receiver.ts';
 import { postMeetingWorkflowId, recordingIngestWorkflowId, transcriptionWorkflowId, webhookDeliveryWorkflowId } from '../workflows/shared.ts';
 import { cpuBetween, cpuSnapshot } from './process-cpu.ts';
+import { counterGrowth, histogramMeans, lowestWhile, scrape, type Scrape } from './sdk-metrics.ts';
 import { fmt, loadAverage, log, runBench, sleep, startStack, stats, type Stack } from './stack.ts';
 
 const { values: args } = parseArgs({
@@ -292,6 +293,10 @@ interface Round {
   /** CPU seconds per role from the first Stop until the pipeline was idle again, and that span in ms. */
   cpu: Array<[string, number]>;
   cpuSpanMs: number;
+  /** The workers' SDK metrics before the first Stop and once idle; the lowest free slots seen meanwhile. */
+  sdkBefore: Scrape;
+  sdkAfter: Scrape;
+  lowestFreeSlots: Map<string, number>;
 }
 
 async function main(): Promise<void> {
@@ -304,6 +309,7 @@ async function main(): Promise<void> {
     workers: WORKERS,
     // A burst's set-up alone is 3 calls per room: the bench tenant is not what the rate limit protects.
     env: { RATE_LIMIT_PER_MINUTE: '1000000', ...EXTRA_ENV },
+    workerMetrics: true,
   });
   const { call, receiver } = stack;
   const { auth } = await stack.createTenant('Burst bench', { max_concurrent_rooms: total });
@@ -326,13 +332,19 @@ async function main(): Promise<void> {
     const before = receiver.received.length;
     const recordingIds = await pool(roomIds, SETUP_CONCURRENCY, startRecording);
     await sleep(1000); // they record
+    const sdkBefore = await scrape(stack.workerMetricsUrls);
     const cpuBefore = cpuSnapshot();
     const spanStart = Date.now();
     const stops = await Promise.all(roomIds.map(stop));
-    const hooks = await waitForWebhooks(stack, recordingIds);
+    const { result: hooks, lowest: lowestFreeSlots } = await lowestWhile(
+      stack.workerMetricsUrls,
+      'temporal_worker_task_slots_available',
+      waitForWebhooks(stack, recordingIds),
+    );
     await waitUntilIdle(stack);
     const cpu = cpuBetween(cpuBefore, cpuSnapshot());
     const cpuSpanMs = Date.now() - spanStart;
+    const sdkAfter = await scrape(stack.workerMetricsUrls);
     await sleep(500);
     const loadAfter = await loadAverage();
     const extraWebhooks = receiver.received.length - before - recordingIds.length;
@@ -351,6 +363,9 @@ async function main(): Promise<void> {
       loadAfter,
       cpu,
       cpuSpanMs,
+      sdkBefore,
+      sdkAfter,
+      lowestFreeSlots,
     };
   };
 
@@ -408,6 +423,26 @@ async function main(): Promise<void> {
       return `${seconds.toFixed(1)} s (${(seconds / (r.cpuSpanMs / 1000)).toFixed(2)})`;
     }).join(' | ')} |`),
   );
+
+  // The workers' own view (the SDK's metrics): queue waits by queue, sticky cache, free slots.
+  lines.push('', "Workers' Temporal SDK metrics per burst (means over the burst, ms; from WORKER_TEMPORAL_METRICS_ADDRESS):", '');
+  for (const r of rounds) {
+    const means = (name: string) =>
+      histogramMeans(r.sdkBefore, r.sdkAfter, name).map((h) => `${h.labels.replace(/namespace="[^"]*",?/, '') || '{}'} n=${h.count} mean ${fmt(h.meanMs)}`).join('; ') || '–';
+    lines.push(
+      `N=${r.size}:`,
+      `  workflow task schedule-to-start: ${means('temporal_workflow_task_schedule_to_start_latency')}`,
+      `  workflow task execution: ${means('temporal_workflow_task_execution_latency')}`,
+      `  workflow task replay: ${means('temporal_workflow_task_replay_latency')}`,
+      `  activity schedule-to-start: ${means('temporal_activity_schedule_to_start_latency')}`,
+      `  sticky cache hits ${counterGrowth(r.sdkBefore, r.sdkAfter, 'temporal_sticky_cache_hit')}, misses ${counterGrowth(r.sdkBefore, r.sdkAfter, 'temporal_sticky_cache_miss')}, ` +
+        `forced evictions ${counterGrowth(r.sdkBefore, r.sdkAfter, 'temporal_sticky_cache_total_forced_eviction')}`,
+      `  lowest free slots while it ran: ${[...r.lowestFreeSlots].map(([labels, v]) => `${labels.replace(/namespace="[^"]*",?/, '')} ${v}`).join('; ') || '–'}`,
+    );
+  }
+  if (process.env.BENCH_LIST_SDK_METRICS && rounds[0]) {
+    lines.push('', 'SDK series seen:', ...[...new Set([...rounds[0].sdkAfter.keys()].map((k) => k.replace(/\{.*$/, '')))].sort().map((n) => `  ${n}`));
+  }
 
   // Per recording, along the path: how the latency splits (medians of each part; they need not add up exactly).
   const parts: Array<[string, (m: Measured) => number]> = [

@@ -72,7 +72,7 @@ export interface StackOptions {
   durable?: boolean;
   /** Worker processes (default 1). */
   workers?: number;
-  /** Serve each worker's Prometheus metrics (WORKER_METRICS_PORT), for Temporal's own SDK metrics among others. */
+  /** Have each worker's Temporal SDK serve its Prometheus metrics (WORKER_TEMPORAL_METRICS_ADDRESS on loopback). */
   workerMetrics?: boolean;
   /** Added to the API's and the workers' environment (e.g. RATE_LIMIT_PER_MINUTE, the worker settings). */
   env?: Record<string, string>;
@@ -87,7 +87,7 @@ export interface Stack {
   temporal: Client;
   /** A few connections to the application's database, for reading rows. */
   db: pg.Pool;
-  /** `GET /metrics` of each worker, when workerMetrics was asked for. */
+  /** The SDK's `GET /metrics` of each worker (`temporal_*`), when workerMetrics was asked for. */
   workerMetricsUrls: string[];
   adminKey: string;
   webhookSecret: string;
@@ -193,7 +193,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const metricsPort = options.workerMetrics ? await freePort() : 0;
       if (metricsPort) workerMetricsUrls.push(`http://127.0.0.1:${metricsPort}/metrics`);
       const file = workerLog(i);
-      const worker = app('worker', file, { WORKER_METRICS_PORT: String(metricsPort) });
+      const worker = app('worker', file, metricsPort ? { WORKER_TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${metricsPort}` } : {});
       await waitUntilReady(
         worker,
         async () => {
