@@ -427,8 +427,9 @@ async function main(): Promise<void> {
   // The workers' own view (the SDK's metrics): queue waits by queue, sticky cache, free slots.
   lines.push('', "Workers' Temporal SDK metrics per burst (means over the burst, ms; from WORKER_TEMPORAL_METRICS_ADDRESS):", '');
   for (const r of rounds) {
+    const clean = (labels: string) => labels.replace(/(namespace|service_name|queue)="[^"]*",?/g, '').replace(',}', '}');
     const means = (name: string) =>
-      histogramMeans(r.sdkBefore, r.sdkAfter, name).map((h) => `${h.labels.replace(/namespace="[^"]*",?/, '') || '{}'} n=${h.count} mean ${fmt(h.meanMs)}`).join('; ') || '–';
+      histogramMeans(r.sdkBefore, r.sdkAfter, name).map((h) => `${clean(h.labels)} n=${h.count} mean ${fmt(h.meanMs)}`).join('; ') || '–';
     lines.push(
       `N=${r.size}:`,
       `  workflow task schedule-to-start: ${means('temporal_workflow_task_schedule_to_start_latency')}`,
@@ -437,7 +438,7 @@ async function main(): Promise<void> {
       `  activity schedule-to-start: ${means('temporal_activity_schedule_to_start_latency')}`,
       `  sticky cache hits ${counterGrowth(r.sdkBefore, r.sdkAfter, 'temporal_sticky_cache_hit')}, misses ${counterGrowth(r.sdkBefore, r.sdkAfter, 'temporal_sticky_cache_miss')}, ` +
         `forced evictions ${counterGrowth(r.sdkBefore, r.sdkAfter, 'temporal_sticky_cache_total_forced_eviction')}`,
-      `  lowest free slots while it ran: ${[...r.lowestFreeSlots].map(([labels, v]) => `${labels.replace(/namespace="[^"]*",?/, '')} ${v}`).join('; ') || '–'}`,
+      `  lowest free slots while it ran: ${[...r.lowestFreeSlots].map(([labels, v]) => `${clean(labels)} ${v}`).join('; ') || '–'}`,
     );
   }
   if (process.env.BENCH_LIST_SDK_METRICS && rounds[0]) {
