@@ -44,19 +44,18 @@ test('production refuses to start without its secrets', () => {
   expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: Buffer.alloc(32).toString('hex') })).toThrow(/Invalid UPSTREAM_WEBHOOK_SECRET/);
 });
 
-test("worker settings: the Temporal SDK's defaults unless set, passed to Worker.create by src/worker.ts", async () => {
+test('worker settings: measured defaults (workflow task slots) or the SDK\'s, passed to Worker.create by src/worker.ts', async () => {
   const { workerTuning } = await import('../../src/worker.ts');
   expect(workerTuning(loadConfig({}).worker)).toEqual({
-    maxConcurrentWorkflowTaskExecutions: 40,
+    maxConcurrentWorkflowTaskExecutions: 100,
     maxConcurrentActivityTaskExecutions: 100,
-    maxConcurrentWorkflowTaskPolls: 10,
+    maxConcurrentWorkflowTaskPolls: 20,
     maxConcurrentActivityTaskPolls: 10,
     stickyQueueScheduleToStartTimeout: 10_000,
   });
   const tuned = loadConfig({
     WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '8',
     WORKER_MAX_CONCURRENT_ACTIVITIES: '4',
-    WORKER_WORKFLOW_TASK_POLLERS: '3',
     WORKER_MAX_CACHED_WORKFLOWS: '500',
     WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT: '30s',
     WORKER_TEMPORAL_METRICS_ADDRESS: '127.0.0.1:9465',
@@ -64,8 +63,8 @@ test("worker settings: the Temporal SDK's defaults unless set, passed to Worker.
   expect(workerTuning(tuned)).toEqual({
     maxConcurrentWorkflowTaskExecutions: 8,
     maxConcurrentActivityTaskExecutions: 4,
-    maxConcurrentWorkflowTaskPolls: 3,
-    // Pollers default to at most the slots they fill.
+    // Pollers default to a fifth of the workflow slots (at least 2) and at most the activity slots.
+    maxConcurrentWorkflowTaskPolls: 2,
     maxConcurrentActivityTaskPolls: 4,
     stickyQueueScheduleToStartTimeout: 30_000,
     maxCachedWorkflows: 500,
