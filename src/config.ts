@@ -191,8 +191,8 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 function readWorkerConfig(read: Reader): WorkerConfig {
-  // 100 rather than the SDK's 40: in bench/burst.ts 50 recordings stopping together used all 40 slots while CPU was
-  // left, and finished ~15 % sooner with 100 (docs/scaling.md, "Worker settings").
+  // 100 rather than the SDK's 40: in bench/burst.ts 50 recordings stopping together used all 40 slots and finished
+  // ~17 % sooner with 100; no gain at 200, where the cores are the limit (docs/scaling.md, "Worker settings").
   const maxConcurrentWorkflowTasks = read.integer('WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 100, 2, 1000);
   const maxConcurrentActivities = read.integer('WORKER_MAX_CONCURRENT_ACTIVITIES', 100, 1, 10_000);
   const worker: WorkerConfig = {
