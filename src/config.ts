@@ -49,8 +49,8 @@ export interface Config {
 }
 
 /**
- * Slots, pollers and the sticky cache of the worker role. Defaults are the Temporal SDK's own, except the workflow
- * task slots and pollers, which bench/burst.ts moved (docs/scaling.md gives the measurement).
+ * Slots, pollers and the sticky cache of the worker role. Defaults are the Temporal SDK's own: bench/burst.ts found
+ * none that did better on its machine (docs/scaling.md, "Worker settings", says what to start from and when to move).
  */
 export interface WorkerConfig {
   /** Workflow tasks run at once (maxConcurrentWorkflowTaskExecutions). */
@@ -191,15 +191,13 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 function readWorkerConfig(read: Reader): WorkerConfig {
-  // 100 rather than the SDK's 40: in bench/burst.ts 50 recordings stopping together used all 40 slots and finished
-  // ~17 % sooner with 100; no gain at 200, where the cores are the limit (docs/scaling.md, "Worker settings").
-  const maxConcurrentWorkflowTasks = read.integer('WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 100, 2, 1000);
+  // The SDK's 40: bench/burst.ts found no reliable gain from 100 on a CPU-bound machine (docs/scaling.md).
+  const maxConcurrentWorkflowTasks = read.integer('WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 40, 2, 1000);
   const maxConcurrentActivities = read.integer('WORKER_MAX_CONCURRENT_ACTIVITIES', 100, 1, 10_000);
   const worker: WorkerConfig = {
     maxConcurrentWorkflowTasks,
     maxConcurrentActivities,
-    // A fifth of the slots (the SDK's rule of thumb is at most half), so the slots above can be kept filled.
-    workflowTaskPollers: read.integer('WORKER_WORKFLOW_TASK_POLLERS', Math.max(2, Math.min(20, Math.floor(maxConcurrentWorkflowTasks / 5))), 2, 1000),
+    workflowTaskPollers: read.integer('WORKER_WORKFLOW_TASK_POLLERS', Math.min(10, maxConcurrentWorkflowTasks), 2, 1000),
     activityTaskPollers: read.integer('WORKER_ACTIVITY_TASK_POLLERS', Math.min(10, maxConcurrentActivities), 1, 1000),
     maxCachedWorkflows: read.optionalInteger('WORKER_MAX_CACHED_WORKFLOWS', 0, 1_000_000),
     stickyScheduleToStartTimeoutMs: read.duration('WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT', 10, 1, 3600) * 1000,

@@ -44,12 +44,12 @@ test('production refuses to start without its secrets', () => {
   expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: Buffer.alloc(32).toString('hex') })).toThrow(/Invalid UPSTREAM_WEBHOOK_SECRET/);
 });
 
-test('worker settings: measured defaults (workflow task slots) or the SDK\'s, passed to Worker.create by src/worker.ts', async () => {
+test("worker settings: the Temporal SDK's defaults unless set, passed to Worker.create by src/worker.ts", async () => {
   const { workerTuning } = await import('../../src/worker.ts');
   expect(workerTuning(loadConfig({}).worker)).toEqual({
-    maxConcurrentWorkflowTaskExecutions: 100,
+    maxConcurrentWorkflowTaskExecutions: 40,
     maxConcurrentActivityTaskExecutions: 100,
-    maxConcurrentWorkflowTaskPolls: 20,
+    maxConcurrentWorkflowTaskPolls: 10,
     maxConcurrentActivityTaskPolls: 10,
     stickyQueueScheduleToStartTimeout: 10_000,
   });
@@ -63,8 +63,8 @@ test('worker settings: measured defaults (workflow task slots) or the SDK\'s, pa
   expect(workerTuning(tuned)).toEqual({
     maxConcurrentWorkflowTaskExecutions: 8,
     maxConcurrentActivityTaskExecutions: 4,
-    // Pollers default to a fifth of the workflow slots (at least 2) and at most the activity slots.
-    maxConcurrentWorkflowTaskPolls: 2,
+    // Pollers default to at most the slots they fill (10 otherwise).
+    maxConcurrentWorkflowTaskPolls: 8,
     maxConcurrentActivityTaskPolls: 4,
     stickyQueueScheduleToStartTimeout: 30_000,
     maxCachedWorkflows: 500,
