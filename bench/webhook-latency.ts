@@ -3,13 +3,9 @@
 //
 //   npx node bench/webhook-latency.ts [--runs 20] [--warmup 1] [--seconds 60] [--durable]
 //
-// Everything is real and started here, in a temporary folder removed at the end: PostgreSQL, the Temporal dev server
-// and SeaweedFS (the launchers of scripts/stack/, as `npm run dev` and the test harness use them), the API
-// (`node src/main.ts api`, listening on a port) and one worker (`node src/main.ts worker`), both child processes with
-// the development configuration; in this process the development media server (the provider, also the `openai`
-// transcription provider) and a webhook receiver (test/helpers/webhook-receiver.ts: it checks the signature and the
-// AsyncAPI payload schema). The tenant's webhook asks for the recording, the transcript, the builtin summary and the
-// action items.
+// Everything is real and started here (bench/stack.ts): PostgreSQL, Temporal, SeaweedFS, the API and one worker as child
+// processes, the development media server and a signature-checking webhook receiver in this process. The tenant's
+// webhook asks for the recording, the transcript, the builtin summary and the action items.
 //
 // Each run starts and stops a recording in one room (the media server makes every recording --seconds long: a 60 s WAV)
 // and waits for its webhook. Latency = from the media server's first `recording.ready` notification attempt (its
@@ -18,22 +14,11 @@
 // writes (ready_at, the transcript's completed_at, the delivery's created_at, the attempt's scheduled time); all the
 // processes share the machine's clock. Runs are sequential; warm-up runs are reported but not counted.
 // Results: BENCHMARKS.md.
-import { Client, Connection } from '@temporalio/client';
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { freePort } from '../scripts/stack/ports.ts';
-import { startPostgres, type PostgresServer } from '../scripts/stack/postgres.ts';
-import { launch, tailOfFile, waitUntilReady, type ManagedProcess } from '../scripts/stack/process.ts';
-import { startSeaweedfs, type SeaweedfsServer } from '../scripts/stack/seaweedfs.ts';
-import { startTemporal, type TemporalServer } from '../scripts/stack/temporal.ts';
-import { projectRoot } from '../scripts/tools.ts';
-import { startDevMediaServer, type DevMediaServer } from '../src/upstream/dev-media-server.ts';
-import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../test/helpers/webhook-receiver.ts';
+import type { ReceivedWebhook } from '../test/helpers/webhook-receiver.ts';
 import { recordingIngestWorkflowId } from '../workflows/shared.ts';
+import { fmt, loadAverage, log, runBench, sleep, startStack, stats } from './stack.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -49,13 +34,6 @@ const WARMUP = Number(args.warmup);
 const SECONDS = positive('seconds');
 /** Per run: from the stop to the webhook. Bounded so a stuck pipeline ends the benchmark instead of hanging it. */
 const RUN_TIMEOUT_MS = 120_000;
-
-const ADMIN_KEY = `bench-admin-${randomBytes(12).toString('hex')}`;
-const UPSTREAM_SECRET = `bench-upstream-${randomBytes(12).toString('hex')}`;
-const WEBHOOK_SECRET = `whsec_bench_${randomBytes(16).toString('hex')}`;
-
-const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function positive(name: 'runs' | 'seconds'): number {
   const value = Number(args[name]);
@@ -76,151 +54,14 @@ interface Run {
   problems: string[];
 }
 
-/** Everything this process started, stopped in reverse order (also on Ctrl-C). */
-const cleanups: Array<() => Promise<unknown>> = [];
-let cleaning: Promise<void> | undefined;
-let logsDir: string | undefined;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    for (const stop of cleanups.splice(0).reverse()) await stop().catch((err) => log(`cleanup: ${String(err)}`));
-  })();
-  return cleaning;
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    log(`${signal}: stopping everything`);
-    void cleanup().then(() => process.exit(130));
-  });
-}
-
 async function main(): Promise<void> {
-  const uptimeBefore = await uptime();
-  const started = performance.now();
-  const root = await mkdtemp(join(tmpdir(), 'convene-bench-latency-'));
-  logsDir = root;
-  cleanups.push(() => rm(root, { recursive: true, force: true }));
-  await chmod(root, 0o755); // PostgreSQL runs as an unprivileged user when we are root
-
-  // --- the services -------------------------------------------------------------------------------------------
-  const s3Keys = { accessKeyId: `bench-${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
-  const buckets = { S3_BUCKET: 'convene-recordings', S3_ARCHIVE_BUCKET: 'convene-archive' };
-  const results = await Promise.allSettled([
-    startPostgres({ dataDir: join(root, 'postgres'), password: randomBytes(12).toString('hex'), durable: args.durable }),
-    startTemporal({ dataDir: join(root, 'temporal'), persistent: false, uiPort: null, stopTimeoutMs: 2000 }),
-    startSeaweedfs({ dataDir: join(root, 'seaweedfs'), ...s3Keys, buckets: Object.values(buckets), stopTimeoutMs: 300 }),
-  ]);
-  for (const r of results) if (r.status === 'fulfilled') cleanups.push(() => r.value.stop());
-  const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed.length > 0) throw new Error(`services did not start:\n${failed.map((f) => String(f.reason?.message ?? f.reason)).join('\n')}`);
-  const postgres = (results[0] as PromiseFulfilledResult<PostgresServer>).value;
-  const temporalServer = (results[1] as PromiseFulfilledResult<TemporalServer>).value;
-  const s3 = (results[2] as PromiseFulfilledResult<SeaweedfsServer>).value;
-  await postgres.createDatabase('convene');
-  const databaseUrl = postgres.url('convene');
-  log(`PostgreSQL, Temporal and SeaweedFS ready in ${((performance.now() - started) / 1000).toFixed(1)} s (${root})`);
-
-  // --- receiver, media server, API, worker ----------------------------------------------------------------------
-  const receiver: WebhookReceiver = await startWebhookReceiver(WEBHOOK_SECRET);
-  cleanups.push(() => receiver.close());
-  const apiPort = await freePort();
-  const apiUrl = `http://127.0.0.1:${apiPort}`;
-  const media: DevMediaServer = await startDevMediaServer({
-    webhookSecret: UPSTREAM_SECRET,
-    notifyUrl: `${apiUrl}/api/v1/webhooks/upstream/recording-ready`,
+  const uptimeBefore = await loadAverage();
+  const { receiver, media, temporal, db, call, createTenant } = await startStack({
+    name: 'latency',
     recordingSeconds: SECONDS,
+    durable: args.durable,
   });
-  cleanups.push(() => media.stop());
-
-  // The development configuration `npm run dev` gives the API and the worker (scripts/dev.ts).
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_ENV: 'development',
-    LOG_LEVEL: 'info',
-    PORT: String(apiPort),
-    PUBLIC_BASE_URL: apiUrl,
-    DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: temporalServer.address,
-    TEMPORAL_NAMESPACE: 'default',
-    S3_ENDPOINT: s3.endpoint,
-    S3_REGION: s3.region,
-    S3_ACCESS_KEY_ID: s3.accessKeyId,
-    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    ...buckets,
-    ADMIN_API_KEY: ADMIN_KEY,
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-    UPSTREAM_API_URL: media.url,
-    UPSTREAM_WEBHOOK_SECRET: UPSTREAM_SECRET,
-    OPENAI_BASE_URL: `${media.url}/v1`,
-    OPENAI_TRANSCRIPTION_MODEL: 'whisper-1',
-    TRANSCRIPTION_DEFAULT_PROVIDER: 'openai',
-  };
-  const app = (role: 'api' | 'worker'): ManagedProcess => {
-    const proc = launch({
-      name: role,
-      command: process.execPath,
-      args: [join(projectRoot, 'src', 'main.ts'), role],
-      cwd: projectRoot,
-      env,
-      logFile: join(root, `${role}.log`),
-      stopSignal: 'SIGTERM',
-      stopTimeoutMs: 20_000,
-    });
-    cleanups.push(() => proc.stop());
-    return proc;
-  };
-  const api = app('api');
-  await waitUntilReady(
-    api,
-    async () => {
-      const res = await fetch(`${apiUrl}/readyz`);
-      if (res.status !== 200) throw new Error(`readyz ${res.status}`);
-    },
-    { timeoutMs: 90_000, intervalMs: 250, logFile: join(root, 'api.log') },
-  );
-  const worker = app('worker');
-  await waitUntilReady(
-    worker,
-    async () => {
-      if (!(await readFile(join(root, 'worker.log'), 'utf8')).includes('Convene worker polling')) throw new Error('not polling yet');
-    },
-    { timeoutMs: 120_000, intervalMs: 250, logFile: join(root, 'worker.log') },
-  );
-  log(`API on ${apiUrl} and one worker polling, ${((performance.now() - started) / 1000).toFixed(1)} s after start`);
-
-  const connection = await Connection.connect({ address: temporalServer.address });
-  cleanups.push(() => connection.close());
-  const temporal = new Client({ connection, namespace: 'default' });
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-  cleanups.push(() => db.end());
-
-  // --- the tenant -----------------------------------------------------------------------------------------------
-  const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown, expect = 200) => {
-    const res = await fetch(`${apiUrl}${path}`, {
-      method,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await res.json().catch(() => null)) as any;
-    if (res.status !== expect) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-  const tenant = (await call('POST', '/api/v1/tenants', { 'X-Admin-Key': ADMIN_KEY }, { name: 'Latency bench' }, 201)).data;
-  const auth = { 'X-API-Key': tenant.api_key as string };
-  await call('PATCH', `/api/v1/tenants/${tenant.id}/config`, auth, {
-    post_meeting_webhook: {
-      enabled: true,
-      url: receiver.url,
-      secret: WEBHOOK_SECRET,
-      include_recording: true,
-      include_transcript: true,
-      include_summary: true,
-      include_action_items: true,
-      transcription: { provider: 'openai' },
-      ai: { provider: 'builtin' },
-    },
-  });
+  const { auth } = await createTenant('Latency bench');
   const room = await call('POST', '/api/v1/rooms', auth, { name: 'latency-bench', config: { recording_enabled: true } }, 201);
   const roomId: string = room.id;
 
@@ -295,15 +136,9 @@ async function main(): Promise<void> {
     );
     await sleep(500); // let the run's tail (attempt bookkeeping, workflow completions) finish before the next one
   }
-  const uptimeAfter = await uptime();
+  const uptimeAfter = await loadAverage();
 
   // --- report ---------------------------------------------------------------------------------------------------
-  const stats = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-    const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-    return { p50: median, p95: at(0.95), min: sorted[0], max: sorted[sorted.length - 1] };
-  };
   const stages: Array<[string, (r: Run) => number]> = [
     ['notification → webhook received (total)', (r) => r.received],
     ['notification → recording ready', (r) => r.ready],
@@ -315,7 +150,6 @@ async function main(): Promise<void> {
     ['  delivery created → attempt 1 scheduled', (r) => r.attemptScheduled - r.deliveryCreated],
     ['  attempt scheduled → receiver has the body', (r) => r.received - r.attemptScheduled],
   ];
-  const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toString() : '–');
   const lines = [
     '',
     `webhook latency: ${runs.length} runs (+${warm.length} warm-up), ${SECONDS} s recordings, PostgreSQL ${args.durable ? 'durable' : 'fsync=off'}`,
@@ -336,20 +170,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-async function uptime(): Promise<string> {
-  const text = await readFile('/proc/loadavg', 'utf8').catch(() => '');
-  return text ? `load average ${text.split(' ').slice(0, 3).join(', ')}` : `load average ${loadavg().map((l) => l.toFixed(2)).join(', ')}`;
-}
-
-let exitCode = 0;
-try {
-  await main();
-} catch (err) {
-  log(`failed: ${(err as Error).stack ?? String(err)}`);
-  // The logs go with the temporary folder: show their ends first.
-  for (const role of ['api', 'worker']) if (logsDir) log(`--- ${role}.log ---\n${tailOfFile(join(logsDir, `${role}.log`), 30)}`);
-  exitCode = 1;
-} finally {
-  await cleanup();
-}
-process.exit(exitCode);
+await runBench(main);

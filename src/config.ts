@@ -14,6 +14,8 @@ export interface Config {
   /** Unset: start an embedded PostgreSQL with its data in `.data/postgres`. */
   databaseUrl: string | undefined;
   temporal: { address: string; namespace: string; taskQueue: string };
+  /** The worker's Temporal options (src/worker.ts); docs/scaling.md says where to start from. */
+  worker: WorkerConfig;
   s3: {
     endpoint: string;
     region: string;
@@ -67,6 +69,30 @@ export interface Config {
   metrics: { token: string | undefined; workerPort: number };
   /** Transcription providers and AI analysers (DECISIONS §9); src/providers/registry.ts builds the adapters. */
   providers: ProvidersConfig;
+}
+
+/**
+ * Slots, pollers and the sticky cache of the worker role. Defaults are the Temporal SDK's own: bench/burst.ts found
+ * none that did better on its machine (docs/scaling.md, "Worker settings", says what to start from and when to move).
+ */
+export interface WorkerConfig {
+  /** Workflow tasks run at once (maxConcurrentWorkflowTaskExecutions). */
+  maxConcurrentWorkflowTasks: number;
+  /** Activities run at once (maxConcurrentActivityTaskExecutions); each upload holds up to 15 MiB of part buffers. */
+  maxConcurrentActivities: number;
+  /** Long polls for workflow tasks (maxConcurrentWorkflowTaskPolls); at most maxConcurrentWorkflowTasks. */
+  workflowTaskPollers: number;
+  /** Long polls for activity tasks (maxConcurrentActivityTaskPolls); at most maxConcurrentActivities. */
+  activityTaskPollers: number;
+  /** Workflows kept in memory between their tasks (maxCachedWorkflows); undefined: the SDK's, from the heap size. */
+  maxCachedWorkflows: number | undefined;
+  /** How long a task waits on this worker's sticky queue before any worker may take it (stickyQueueScheduleToStartTimeout). */
+  stickyScheduleToStartTimeoutMs: number;
+  /**
+   * `host:port` of the SDK's own Prometheus exporter (`temporal_*`: schedule-to-start latencies, slots, sticky cache);
+   * unset: off. The SDK serves it itself, without METRICS_TOKEN: bind it where only the scraper reaches it.
+   */
+  sdkMetricsAddress: string | undefined;
 }
 
 export interface TranscriptionVendorConfig {
@@ -127,6 +153,7 @@ export function loadConfig(env: Env = process.env): Config {
       namespace: read.string('TEMPORAL_NAMESPACE', 'default'),
       taskQueue: read.string('TEMPORAL_TASK_QUEUE', DEFAULT_TASK_QUEUE),
     },
+    worker: readWorkerConfig(read),
     s3: {
       endpoint: read.url('S3_ENDPOINT', 'http://127.0.0.1:8333'),
       region: read.string('S3_REGION', 'us-east-1'),
@@ -208,6 +235,29 @@ export function loadConfig(env: Env = process.env): Config {
   return config;
 }
 
+function readWorkerConfig(read: Reader): WorkerConfig {
+  // The SDK's 40: bench/burst.ts found no reliable gain from 100 on a CPU-bound machine (docs/scaling.md).
+  const maxConcurrentWorkflowTasks = read.integer('WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 40, 2, 1000);
+  const maxConcurrentActivities = read.integer('WORKER_MAX_CONCURRENT_ACTIVITIES', 100, 1, 10_000);
+  const worker: WorkerConfig = {
+    maxConcurrentWorkflowTasks,
+    maxConcurrentActivities,
+    workflowTaskPollers: read.integer('WORKER_WORKFLOW_TASK_POLLERS', Math.min(10, maxConcurrentWorkflowTasks), 2, 1000),
+    activityTaskPollers: read.integer('WORKER_ACTIVITY_TASK_POLLERS', Math.min(10, maxConcurrentActivities), 1, 1000),
+    maxCachedWorkflows: read.optionalInteger('WORKER_MAX_CACHED_WORKFLOWS', 0, 1_000_000),
+    stickyScheduleToStartTimeoutMs: read.duration('WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT', 10, 1, 3600) * 1000,
+    sdkMetricsAddress: read.optionalHostPort('WORKER_TEMPORAL_METRICS_ADDRESS'),
+  };
+  // The SDK refuses these at Worker.create; saying so here names the variables.
+  if (worker.workflowTaskPollers > maxConcurrentWorkflowTasks) {
+    throw new ConfigError('Invalid WORKER_WORKFLOW_TASK_POLLERS: must not exceed WORKER_MAX_CONCURRENT_WORKFLOW_TASKS');
+  }
+  if (worker.activityTaskPollers > maxConcurrentActivities) {
+    throw new ConfigError('Invalid WORKER_ACTIVITY_TASK_POLLERS: must not exceed WORKER_MAX_CONCURRENT_ACTIVITIES');
+  }
+  return worker;
+}
+
 /** Reads one variable at a time; every failure names the variable. */
 class Reader {
   private readonly env: Env;
@@ -249,6 +299,19 @@ class Reader {
       this.fail(name, `must be an integer from ${min} to ${max}`);
     }
     return Number(value);
+  }
+
+  optionalInteger(name: string, min: number, max: number): number | undefined {
+    return this.raw(name) === undefined ? undefined : this.integer(name, 0, min, max);
+  }
+
+  /** `host:port`, e.g. `127.0.0.1:9465` (IPv6 hosts in brackets). */
+  optionalHostPort(name: string): string | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
+    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) this.fail(name, 'must be host:port, e.g. 127.0.0.1:9465');
+    return value;
   }
 
   port(name: string, fallback: number): number {

@@ -1,4 +1,4 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { webhookSettings } from './activities/deliveries.ts';
 import { createActivities } from './activities/index.ts';
@@ -24,6 +24,7 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
   await ensureBuckets(s3, config.s3);
   const webhooks = webhookSettings(config);
   const activities = createActivities({ orm, store, provider, events, logger, tenants, rooms, providers, webhooks, handovers });
+  if (config.worker.sdkMetricsAddress) installSdkMetrics(config.worker.sdkMetricsAddress);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await Worker.create({
     connection,
@@ -31,9 +32,10 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
     taskQueue: config.temporal.taskQueue,
     workflowsPath: WORKFLOWS_PATH,
     activities,
+    ...workerTuning(config.worker),
   });
   const running = worker.run();
-  logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address }, 'Convene worker polling');
+  logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address, ...config.worker }, 'Convene worker polling');
   const metricsEndpoint = config.metrics.workerPort > 0 ? await serveWorkerMetrics(config.metrics.workerPort, config.metrics.token, logger) : undefined;
   return async () => {
     // Synchronously first: the SDK's own SIGTERM handler would otherwise start draining and make this call throw.
@@ -43,4 +45,28 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
     await connection.close();
     await core.close();
   };
+}
+
+/** The worker settings of src/config.ts as the SDK's options (docs/scaling.md: what to start from). */
+export function workerTuning(settings: Config['worker']): Partial<WorkerOptions> {
+  return {
+    maxConcurrentWorkflowTaskExecutions: settings.maxConcurrentWorkflowTasks,
+    maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
+    maxConcurrentWorkflowTaskPolls: settings.workflowTaskPollers,
+    maxConcurrentActivityTaskPolls: settings.activityTaskPollers,
+    stickyQueueScheduleToStartTimeout: settings.stickyScheduleToStartTimeoutMs,
+    ...(settings.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: settings.maxCachedWorkflows }),
+  };
+}
+
+/**
+ * The SDK's Prometheus exporter (`temporal_*` metrics). The runtime is per process and must be installed before the
+ * first connection; a runtime someone else installed first (a test) is left as it is.
+ */
+function installSdkMetrics(bindAddress: string): void {
+  try {
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
+  } catch (err) {
+    if (!/already/i.test(String((err as Error).message))) throw err;
+  }
 }

@@ -58,3 +58,43 @@ test('the edge: limits before authentication, server timeouts and socket caps ha
   // Node refuses a headers timeout longer than the request timeout; so does start-up, naming the variable.
   expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '90000' })).toThrow(/Invalid HTTP_HEADERS_TIMEOUT_MS/);
 });
+
+test("worker settings: the Temporal SDK's defaults unless set, passed to Worker.create by src/worker.ts", async () => {
+  const { workerTuning } = await import('../../src/worker.ts');
+  expect(workerTuning(loadConfig({}).worker)).toEqual({
+    maxConcurrentWorkflowTaskExecutions: 40,
+    maxConcurrentActivityTaskExecutions: 100,
+    maxConcurrentWorkflowTaskPolls: 10,
+    maxConcurrentActivityTaskPolls: 10,
+    stickyQueueScheduleToStartTimeout: 10_000,
+  });
+  const tuned = loadConfig({
+    WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '8',
+    WORKER_MAX_CONCURRENT_ACTIVITIES: '4',
+    WORKER_MAX_CACHED_WORKFLOWS: '500',
+    WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT: '30s',
+    WORKER_TEMPORAL_METRICS_ADDRESS: '127.0.0.1:9465',
+  }).worker;
+  expect(workerTuning(tuned)).toEqual({
+    maxConcurrentWorkflowTaskExecutions: 8,
+    maxConcurrentActivityTaskExecutions: 4,
+    // Pollers default to at most the slots they fill (10 otherwise).
+    maxConcurrentWorkflowTaskPolls: 8,
+    maxConcurrentActivityTaskPolls: 4,
+    stickyQueueScheduleToStartTimeout: 30_000,
+    maxCachedWorkflows: 500,
+  });
+  expect(tuned.sdkMetricsAddress).toBe('127.0.0.1:9465');
+});
+
+test.each([
+  [{ WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '1' }, 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS'],
+  [{ WORKER_MAX_CONCURRENT_ACTIVITIES: 'many' }, 'WORKER_MAX_CONCURRENT_ACTIVITIES'],
+  [{ WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '4', WORKER_WORKFLOW_TASK_POLLERS: '5' }, 'WORKER_WORKFLOW_TASK_POLLERS'],
+  [{ WORKER_MAX_CONCURRENT_ACTIVITIES: '2', WORKER_ACTIVITY_TASK_POLLERS: '3' }, 'WORKER_ACTIVITY_TASK_POLLERS'],
+  [{ WORKER_MAX_CACHED_WORKFLOWS: '-1' }, 'WORKER_MAX_CACHED_WORKFLOWS'],
+  [{ WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT: 'soon' }, 'WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT'],
+  [{ WORKER_TEMPORAL_METRICS_ADDRESS: '9465' }, 'WORKER_TEMPORAL_METRICS_ADDRESS'],
+])('a worker setting that the SDK would refuse stops start-up naming it: %j', (env, name) => {
+  expect(() => loadConfig(env)).toThrow(new RegExp(`Invalid ${name}`));
+});
