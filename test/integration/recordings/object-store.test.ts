@@ -57,10 +57,10 @@ test('a 1 GiB upload streams through in multipart parts: resident memory grows b
   // The design's bound (src/storage/object-store.ts): three reused 5 MiB part buffers, 15 MiB, whatever the size. The
   // source's 1 MiB chunks pass through as garbage that V8 reclaims once ~64 MiB of external memory has piled up, so
   // the expected peak is ~15 + 64 + a few MiB: bench/ingest-memory.ts measures it in a fresh process (81 MiB median,
-  // BENCHMARKS.md). Here the upload shares a jest worker with the transform and other suites' garbage, and a clean CI
-  // run measured 133 MiB; the bound is 192 MiB, still more than 5× below holding the file (1,024 MiB), which is what
-  // this test exists to catch.
-  expect((peak - before) / MiB).toBeLessThan(192);
+  // BENCHMARKS.md). Here the upload shares a jest worker with the transform and other suites' garbage: a clean CI
+  // run measured 133 MiB, and a full run with the hand-over relay and more suites per worker 201 MiB. The bound is
+  // 320 MiB, still more than 3× below holding the file (1,024 MiB), which is what this test exists to catch.
+  expect((peak - before) / MiB).toBeLessThan(320);
   await store.delete({ bucket: store.bucket, key });
   expect(await store.head({ bucket: store.bucket, key })).toBeNull();
 }, 300_000);
