@@ -32,6 +32,11 @@ export interface Config {
   webhookTimeoutMs: number;
   /** How long ingestion retries transient upstream/storage failures before the recording fails, seconds (DECISIONS §7). */
   ingestRetryWindowSeconds: number;
+  /**
+   * How long the transcription and AI steps of post-meeting processing retry transient provider failures (5xx, 429,
+   * timeouts, connection errors) before the step is recorded as failed, seconds (DECISIONS §9; backoff capped at 5 min).
+   */
+  postMeetingRetryWindowSeconds: number;
   wsOriginPatterns: string[];
   rateLimitPerMinute: number;
   tokens: { issuer: string; audience: string; tenantAccessTtl: number; participantTtl: number; refreshTtl: number };
@@ -117,6 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryDelays: read.durations('WEBHOOK_RETRY_DELAYS', [0, 60, 300, 900, 3600, 14400]),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 30_000, 100, 120_000),
     ingestRetryWindowSeconds: read.duration('INGEST_RETRY_WINDOW', 24 * 3600, 60, 30 * 24 * 3600),
+    postMeetingRetryWindowSeconds: read.duration('POST_MEETING_RETRY_WINDOW', 30 * 60, 60, 7 * 24 * 3600),
     wsOriginPatterns: read.list('WS_ORIGIN_PATTERNS', ['http://localhost:*', 'http://127.0.0.1:*', 'https://localhost:*', 'https://127.0.0.1:*']),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
     tokens: {

@@ -9,11 +9,12 @@ import { PostMeetingResultSchema, type PostMeetingError } from '../modules/post-
 import { RecordingSchema } from '../modules/recordings/recording.entity.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
-import { createPendingTranscript } from '../modules/transcripts/transcript.entity.ts';
+import { createPendingTranscript, TranscriptSchema } from '../modules/transcripts/transcript.entity.ts';
 import { ProviderError } from '../providers/types.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { TRANSCRIPTION_FAILURE, type PostMeetingPlan } from '../../workflows/post-meeting-types.ts';
 import { storedLocation } from './transcription.ts';
+import { failureWithinWindow } from './retry-window.ts';
 import { withSafeFailures } from './safe-failure.ts';
 
 export interface PostMeetingActivityDeps {
@@ -22,6 +23,8 @@ export interface PostMeetingActivityDeps {
   tenants: Pick<TenantService, 'effectiveConfig'>;
   providers: ProviderRegistry;
   logger: Logger;
+  /** POST_MEETING_RETRY_WINDOW (DECISIONS §9): how long transient AI provider failures are retried, seconds. */
+  postMeetingRetryWindowSeconds: number;
 }
 
 export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
@@ -38,10 +41,13 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
   return withSafeFailures({
     /**
      * DECISIONS §9: transcribe when `transcription_enabled` or the webhook asks for a transcript, summary or action
-     * items; summarise when it asks for a summary or action items; deliver when the webhook is enabled. Creates the
-     * `post_meeting_results` row (`running`); a completed row means a repeated run with nothing left to do.
+     * items; summarise when it asks for a summary or action items; deliver when the webhook is enabled. Run 1 creates
+     * the `post_meeting_results` row (`running`); a completed row means a repeated run with nothing left to do.
+     * A re-run (`run` ≥ 2, DECISIONS §9 "Outages and re-runs") starts the completed row over once: no summary, no
+     * errors, and the transcript kept only when it is completed (its own, else the newest completed one of the
+     * recording) and `retranscribe` is not set. A re-run that finds another run in progress, or a later one, does nothing.
      */
-    async planPostMeeting({ recordingId }: { recordingId: string }): Promise<PostMeetingPlan> {
+    async planPostMeeting({ recordingId, run = 1, retranscribe = false }: { recordingId: string; run?: number; retranscribe?: boolean }): Promise<PostMeetingPlan> {
       const { em, recording, config } = await load(recordingId);
       const hook = config.post_meeting_webhook;
       const summarise = Boolean(hook && (hook.include_summary || hook.include_action_items));
@@ -51,30 +57,44 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
         transcribe: config.transcription_enabled || Boolean(hook?.include_transcript) || summarise,
         summarise,
         deliver: Boolean(hook?.enabled),
+        retryWindowSeconds: deps.postMeetingRetryWindowSeconds,
       };
-      let row = await em.findOne(PostMeetingResultSchema, { recording: recordingId });
-      if (row?.status === 'completed') return { ...plan, alreadyCompleted: true };
+      let row = await em.findOne(PostMeetingResultSchema, { recording: recordingId }, { populate: ['transcript'] });
       if (!row) {
         row = em.create(PostMeetingResultSchema, {
           recording,
           tenant: recording.tenant,
           roomId: recording.room.id,
           status: 'running',
+          run,
           errors: [],
         });
         await em.flush();
+        return { ...plan, alreadyCompleted: false };
       }
-      return { ...plan, alreadyCompleted: false };
+      if (row.run === run) return { ...plan, alreadyCompleted: row.status === 'completed' };
+      if (row.run > run || row.status !== 'completed') {
+        deps.logger.warn({ recordingId, run, current: row.run, status: row.status }, 'post-meeting re-run skipped: another run holds the result');
+        return { ...plan, alreadyCompleted: true };
+      }
+      const kept = retranscribe ? null : await completedTranscriptOf(em, recordingId, row.transcript ?? null);
+      // Conditional, so two re-runs racing for the row cannot both start it over.
+      const changed = await em.nativeUpdate(
+        PostMeetingResultSchema,
+        { recording: recordingId, run: { $lt: run }, status: 'completed' },
+        { run, status: 'running', transcript: kept?.id ?? null, summary: null, actionItems: null, errors: [], completedAt: null, updatedAt: new Date() },
+      );
+      return { ...plan, alreadyCompleted: changed === 0 };
     },
 
     /**
      * The transcript post-meeting makes (`origin: post_meeting`), created once per recording: a repeat returns the
      * same one. Null with an `errors[]` entry when there is nothing to transcribe or no provider to do it.
      */
-    async createPostMeetingTranscript({ recordingId }: { recordingId: string }): Promise<{ transcriptId: string } | null> {
+    async createPostMeetingTranscript({ recordingId }: { recordingId: string }): Promise<{ transcriptId: string; completed: boolean } | null> {
       const { em, recording, config } = await load(recordingId);
-      const row = await em.findOneOrFail(PostMeetingResultSchema, { recording: recordingId });
-      if (row.transcript) return { transcriptId: row.transcript.id };
+      const row = await em.findOneOrFail(PostMeetingResultSchema, { recording: recordingId }, { populate: ['transcript'] });
+      if (row.transcript) return { transcriptId: row.transcript.id, completed: row.transcript.status === 'completed' };
       if (!storedLocation(recording, deps.store)) {
         await appendErrors(em, recordingId, [
           { field: 'recording', code: 'recording_unavailable', message: `the recording file is not available (status ${recording.status})` },
@@ -93,13 +113,14 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
       const transcript = createPendingTranscript(em, recording, 'post_meeting', provider);
       row.transcript = transcript;
       await em.flush();
-      return { transcriptId: transcript.id };
+      return { transcriptId: transcript.id, completed: false };
     },
 
     /**
      * Summary and action items of the post-meeting transcript, by the tenant's analyser (builtin by default; its
      * `ai.model` and own `ai.api_key` when given), stored on the row. A transient analyser failure is retried by the
-     * workflow's policy; after that the workflow records `ai_processing_failed`.
+     * workflow's policy until POST_MEETING_RETRY_WINDOW ends (DECISIONS §9); after that, or at once for a refusal, the
+     * workflow records `ai_processing_failed`.
      */
     async summarisePostMeeting({ recordingId }: { recordingId: string }): Promise<{ summarised: boolean }> {
       const { em, config } = await load(recordingId);
@@ -135,11 +156,7 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
             }),
         );
       } catch (err) {
-        if (err instanceof ProviderError) {
-          if (!err.retryable) throw ApplicationFailure.nonRetryable(`AI provider refused: ${err.message}`, TRANSCRIPTION_FAILURE.providerRejected);
-          throw ApplicationFailure.retryable(`AI provider unavailable: ${err.message}`, 'ProviderUnavailable');
-        }
-        throw err;
+        throw failureWithinWindow(classifyAi(err), deps.postMeetingRetryWindowSeconds, TRANSCRIPTION_FAILURE.retryWindowEnded);
       }
       row.summary = insights.summary;
       row.actionItems = insights.actionItems;
@@ -168,6 +185,23 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
 }
 
 export type PostMeetingActivities = ReturnType<typeof createPostMeetingActivities>;
+
+/** ProviderError → a refusal (fails the step at once) or an outage (retried within the window). */
+function classifyAi(err: unknown): unknown {
+  if (!(err instanceof ProviderError)) return err;
+  if (!err.retryable) return ApplicationFailure.nonRetryable(`AI provider refused: ${err.message}`, TRANSCRIPTION_FAILURE.providerRejected);
+  return ApplicationFailure.retryable(`AI provider unavailable: ${err.message}`, 'ProviderUnavailable');
+}
+
+/** The transcript a re-run keeps: the row's own when completed, else the newest completed one of the recording. */
+async function completedTranscriptOf(
+  em: ReturnType<MikroORM['em']['fork']>,
+  recordingId: string,
+  own: { id: string; status: string } | null,
+): Promise<{ id: string } | null> {
+  if (own?.status === 'completed') return own;
+  return em.findOne(TranscriptSchema, { recording: recordingId, status: 'completed' }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+}
 
 async function appendErrors(em: ReturnType<MikroORM['em']['fork']>, recordingId: string, errors: PostMeetingError[]): Promise<void> {
   const row = await em.findOne(PostMeetingResultSchema, { recording: recordingId });

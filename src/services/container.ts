@@ -47,6 +47,8 @@ export interface Core {
   /** Presence cleanup and socket notices that commit with a service's change. */
   sessions: RealtimeRoomSessions;
   orchestrator: TemporalRecordingOrchestrator;
+  /** SECRETS_KEY: tenant secrets and the notification links kept with recordings, sealed at rest. */
+  secretBox: SecretBox;
   tenants: TenantService;
   rooms: RoomService;
   /** Transcription providers and AI analysers (DECISIONS §9), from the operator's settings. */
@@ -73,8 +75,9 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
   const orchestrator = new TemporalRecordingOrchestrator(temporal.client, taskQueue, {
     ingestRetryWindowSeconds: config.ingestRetryWindowSeconds,
   });
+  const secretBox = new SecretBox(config.secretsKey);
   const tenants = new TenantService({
-    secretBox: new SecretBox(config.secretsKey),
+    secretBox,
     production: config.nodeEnv === 'production',
     purger: new TemporalTenantPurger(temporal.client, taskQueue),
   });
@@ -94,6 +97,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
     events,
     sessions,
     orchestrator,
+    secretBox,
     tenants,
     rooms,
     providers: createProviderRegistry(config),
@@ -110,12 +114,11 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
 /** The api role's services: the core plus tokens, participants, recordings and the readiness checks. */
 export async function createServices(config: Config, logger: Logger, databaseUrl: string): Promise<Services> {
   const core = await createCore(config, logger, databaseUrl);
-  const { orm, s3, tenants, rooms, events, sessions, provider, store, orchestrator, providers, temporal, logger: log } = core;
-  const secretBox = new SecretBox(config.secretsKey);
+  const { orm, s3, tenants, rooms, events, sessions, provider, store, orchestrator, providers, temporal, secretBox, logger: log } = core;
   const keys = await loadSigningKeys(orm.em.fork(), secretBox);
   const tokens = new TokenService({ keys, issuer: config.tokens.issuer, audience: config.tokens.audience });
   const auth = new AuthService(tokens, config.tokens);
-  const recordings = new RecordingService({ provider, store, orchestrator, events, tenants, logger });
+  const recordings = new RecordingService({ provider, store, orchestrator, events, tenants, logger, secretBox });
   const writer = new ParticipantWriter({ databaseUrl, logger });
   const participants = new ParticipantService({
     writer,

@@ -3,10 +3,12 @@
 // Every start carries the recording's search attributes and a one-line summary (DECISIONS §13), and ids only.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { metrics } from '../metrics/metrics.ts';
+import type { postMeetingWorkflow } from '../../workflows/post-meeting.ts';
 import type { recordingAutoStopWorkflow } from '../../workflows/recording-autostop.ts';
 import type { recordingIngestWorkflow } from '../../workflows/recording-ingest.ts';
 import type { roomRecordingStopWorkflow } from '../../workflows/room-recording-stop.ts';
 import {
+  postMeetingWorkflowId,
   recordingAutoStopWorkflowId,
   recordingIngestWorkflowId,
   recordingStoppedSignal,
@@ -38,6 +40,11 @@ export interface RecordingOrchestrator {
    * the run waits for its outcome. A run already in progress for the room is reused.
    */
   startRoomRecordingStop(subject: { tenantId: string; room: { id: string; name?: string | null } }): Promise<void>;
+  /**
+   * Starts post-meeting re-run `run` (≥ 2) of a recording, `post-meeting-<recording>-<run>` (DECISIONS §9). A run with
+   * that id already in progress is reused (a repeated request). Resolves once the start is durable.
+   */
+  startPostMeetingRerun(subject: RecordingSubject, rerun: { run: number; retranscribe: boolean }): Promise<{ workflowId: string }>;
 }
 
 const ROOM_STOP_START_DEADLINE_MS = 5000;
@@ -108,6 +115,23 @@ export class TemporalRecordingOrchestrator implements RecordingOrchestrator {
       }),
     );
     metrics.workflowStarted('roomRecordingStopWorkflow');
+  }
+
+  // HANDOVER: the one place a post-meeting re-run is started (POST /recordings/{id}/post-meeting). It writes no row
+  // first: the run's plan step takes the result row over (conditionally), so there is nothing to lose between a commit
+  // and this start; route it through the outbox at merge if every start must go that way (DECISIONS §15).
+  async startPostMeetingRerun({ recordingId, tenantId, room }: RecordingSubject, rerun: { run: number; retranscribe: boolean }): Promise<{ workflowId: string }> {
+    const workflowId = postMeetingWorkflowId(recordingId, rerun.run);
+    await this.#client.workflow.start<typeof postMeetingWorkflow>('postMeetingWorkflow', {
+      taskQueue: this.#taskQueue,
+      workflowId,
+      args: [{ recordingId, run: rerun.run, retranscribe: rerun.retranscribe }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      typedSearchAttributes: searchAttributesFor({ tenantId, roomId: room.id, recordingId }),
+      staticSummary: `post-meeting re-run ${rerun.run} of recording ${recordingId} of room ${roomLabel(room)}${rerun.retranscribe ? ' (transcribe again)' : ''}`,
+    });
+    metrics.workflowStarted('postMeetingWorkflow');
+    return { workflowId };
   }
 
   async recordingStopped(recordingId: string): Promise<void> {

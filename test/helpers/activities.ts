@@ -7,7 +7,7 @@ import { LocalEventBus } from '../../src/events/domain-events.ts';
 import type { TestApp } from './test-app.ts';
 
 export function testActivities(t: TestApp, overrides: Partial<ActivityDeps> = {}) {
-  const { orm, store, provider, logger, tenants, rooms, providers } = t.services;
+  const { orm, store, provider, logger, tenants, rooms, providers, secretBox } = t.services;
   return createActivities({
     orm,
     store,
@@ -19,6 +19,8 @@ export function testActivities(t: TestApp, overrides: Partial<ActivityDeps> = {}
     rooms,
     providers,
     webhooks: webhookSettings(t.config),
+    secretBox,
+    postMeetingRetryWindowSeconds: t.config.postMeetingRetryWindowSeconds,
     ...overrides,
   });
 }

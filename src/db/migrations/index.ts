@@ -6,6 +6,8 @@ import { Migration20261121Websocket } from './20261121-websocket.ts';
 import { Migration20261123PostMeeting } from './20261123-post-meeting.ts';
 import { Migration20261123WebhookDeliveries } from './20261123-webhook-deliveries.ts';
 import { Migration20261123RateLimits } from './20261123-rate-limits.ts';
+import { Migration20261125RecordingSourceUrl } from './20261125-recording-source-url.ts';
+import { Migration20261125PostMeetingRuns } from './20261125-post-meeting-runs.ts';
 
 export const MIGRATIONS = [
   { name: '20261121-initial', class: Migration20261121Initial },
@@ -15,4 +17,6 @@ export const MIGRATIONS = [
   { name: '20261123-post-meeting', class: Migration20261123PostMeeting },
   { name: '20261123-webhook-deliveries', class: Migration20261123WebhookDeliveries },
   { name: '20261123-rate-limits', class: Migration20261123RateLimits },
+  { name: '20261125-recording-source-url', class: Migration20261125RecordingSourceUrl },
+  { name: '20261125-post-meeting-runs', class: Migration20261125PostMeetingRuns },
 ];

@@ -6,16 +6,19 @@ import type { DomainEventPublisher } from '../../events/domain-events.ts';
 import { ApiError, notFound } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
 import { downloadFileName } from '../../storage/keys.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import type { RecordingOrchestrator } from '../../temporal/recording-orchestrator.ts';
 import { UpstreamError, type MediaProvider, type UpstreamRecording } from '../../upstream/media-provider.ts';
 import type { RecordingReadyNotification } from '../../upstream/protocol.ts';
+import { PostMeetingResultSchema } from '../post-meeting/post-meeting-result.entity.ts';
 import { roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
 import { RoomSchema, type Room } from '../rooms/room.entity.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
 import { stopRecording } from './recording-stop.ts';
+import { sealNotifiedSource } from './recording-source.ts';
 import { RecordingSchema, type Recording, type RecordingStatus } from './recording.entity.ts';
 
 export interface RecordingServiceDeps {
@@ -25,6 +28,8 @@ export interface RecordingServiceDeps {
   events: DomainEventPublisher;
   tenants: TenantService;
   logger: Logger;
+  /** Seals the notification's download link kept with the recording (DECISIONS §7). */
+  secretBox: SecretBox;
 }
 
 /** A download answer; `status` is the recording's, narrowed to what each answer can have. */
@@ -217,6 +222,35 @@ export class RecordingService {
     return recording;
   }
 
+  /**
+   * POST /recordings/{id}/post-meeting (DECISIONS §9 "Outages and re-runs"): a new post-meeting run, n = the result's
+   * run + 1. Only a recording whose file is stored (`ready`, `archived`) and whose last run has finished. Two requests
+   * before the run begins compute the same n and find the same run (its id is derived from n).
+   */
+  async rerunPostMeeting(
+    em: EntityManager,
+    principal: Principal,
+    id: string,
+    options: { retranscribe?: boolean } = {},
+  ): Promise<{ recording: Recording; run: number; workflowId: string }> {
+    const recording = await this.get(em, principal, id);
+    if ((recording.status !== 'ready' && recording.status !== 'archived') || !recording.objectKey) {
+      throw new ApiError('INVALID_STATE', `Only a ready or archived recording can be processed again (this one is ${recording.status})`);
+    }
+    const result = await em.findOne(PostMeetingResultSchema, { recording: recording.id, tenant: recording.tenant.id });
+    if (!result || result.status !== 'completed') {
+      throw new ApiError('INVALID_STATE', 'Post-meeting processing of this recording is still running; re-run it once it has finished');
+    }
+    const run = result.run + 1;
+    const { workflowId } = await this.#temporal(() =>
+      this.#deps.orchestrator.startPostMeetingRerun(
+        { recordingId: recording.id, tenantId: recording.tenant.id, room: recording.room },
+        { run, retranscribe: options.retranscribe ?? false },
+      ),
+    );
+    return { recording, run, workflowId };
+  }
+
   async softDelete(em: EntityManager, principal: Principal, id: string): Promise<Recording> {
     const recording = await this.get(em, principal, id);
     recording.deleted = true;
@@ -226,8 +260,9 @@ export class RecordingService {
   }
 
   /**
-   * The provider's `recording.ready` (signature already verified): import the recording when unknown, then start its
-   * ingestion. A duplicate notification starts nothing new (the workflow id is the recording's).
+   * The provider's `recording.ready` (signature already verified): import the recording when unknown, keep the
+   * notification's download link sealed with it, then start its ingestion. A duplicate notification starts nothing new
+   * (the workflow id is the recording's); its link, the newest, replaces the one kept.
    */
   async acceptReady(em: EntityManager, notification: RecordingReadyNotification): Promise<Recording> {
     const room = await em.findOne(RoomSchema, { id: notification.meeting_id });
@@ -245,16 +280,18 @@ export class RecordingService {
     } else if (recording.room.id !== room.id) {
       throw notFound('Recording');
     }
+    if (recording.status === 'ready' || recording.status === 'archived' || recording.purgedAt) return recording;
     if (recording.status === 'recording') {
       // The provider stopped it on its own (e.g. a limit of its own): it is processing now.
       recording.status = 'processing';
       recording.stoppedAt = new Date();
-      await em.flush();
       void this.#signalStopped(recording.id);
     }
-    if (recording.status === 'ready' || recording.status === 'archived' || recording.purgedAt) return recording;
-    // Ids only: the notification's signed link is not passed on; the workflow's transfer activity asks the provider for
-    // a fresh one at each attempt, so the link never lands in a workflow history (DECISIONS §13).
+    // DECISIONS §7: the notification's link is where the file comes from. Sealed in the row, read by the transfer
+    // activity: the workflow gets ids only, so the link never lands in a workflow history (DECISIONS §13).
+    recording.sourceSealed = sealNotifiedSource(this.#deps.secretBox, recording.id, notification);
+    recording.durationSeconds ??= notification.duration_seconds;
+    await em.flush();
     const subject = { recordingId: recording.id, tenantId: room.tenant.id, room, upstreamRecordingId: notification.recording_id };
     await this.#temporal(() => this.#deps.orchestrator.startIngestion(subject));
     return recording;
