@@ -122,7 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryDelays: read.durations('WEBHOOK_RETRY_DELAYS', [0, 60, 300, 900, 3600, 14400]),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 30_000, 100, 120_000),
     ingestRetryWindowSeconds: read.duration('INGEST_RETRY_WINDOW', 24 * 3600, 60, 30 * 24 * 3600),
-    postMeetingRetryWindowSeconds: read.duration('POST_MEETING_RETRY_WINDOW', 30 * 60, 60, 7 * 24 * 3600),
+    postMeetingRetryWindowSeconds: read.duration('POST_MEETING_RETRY_WINDOW', 30 * 60, 10, 7 * 24 * 3600),
     wsOriginPatterns: read.list('WS_ORIGIN_PATTERNS', ['http://localhost:*', 'http://127.0.0.1:*', 'https://localhost:*', 'https://127.0.0.1:*']),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
     tokens: {
