@@ -8,7 +8,7 @@ const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*[^\s"'<>.,:;)]/gi;
 const SECRET_PAIR = /\b(sig|signature|x-amz-[a-z-]+|token|access_token|api_key|apikey|key|secret|password|expires)=[^\s&"']+/gi;
 const BEARER = /\b(bearer|basic)\s+[a-z0-9._~+/=-]+/gi;
 /** Keys by their shape, as providers echo them in refusals ("Incorrect API key provided: sk-…"): OpenAI-style, ours. */
-const KEY_SHAPED = /\b(?:sk|cvn|whsec)[-_][A-Za-z0-9_*.-]{6,}/g;
+const KEY_SHAPED = /\b(?:sk|cvn|whsec)[-_][A-Za-z0-9_*-]{6,}/g;
 
 /** The message without query strings, fragments, user info or credential-looking pairs: scheme, host and path remain. */
 export function redactSecrets(message: string): string {
