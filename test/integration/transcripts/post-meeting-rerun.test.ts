@@ -163,3 +163,24 @@ test('INVALID_STATE unless the recording is ready or archived and its last run h
   const runs = await stack.temporal.workflow.list({ query: `WorkflowId = "${postMeetingWorkflowId(recordingId, 2)}"` });
   for await (const run of runs) throw new Error(`unexpected run ${run.workflowId}`);
 }, 120_000);
+
+test('failure_reason: null unless failed; a reason stored unredacted (an older row) is shown without link query or key', async () => {
+  const { roomId, recordingId } = await processedRecording();
+  const em = stack.t.services.orm.em.fork();
+  const transcript = em.create(TranscriptSchema, {
+    id: uuidv7(),
+    tenant: tenant.id,
+    room: roomId,
+    recording: recordingId,
+    origin: 'request',
+    status: 'failed',
+    provider: 'openai',
+    failureReason: 'download of https://s3.example/b/k.wav?X-Amz-Signature=abc123&X-Amz-Credential=AKIA failed; key sk-live-0123456789',
+    completedAt: new Date(),
+  });
+  await em.flush();
+  const got = await stack.t.request.get(`/api/v1/transcription/${transcript.id}`).set(tenant.auth).expect(200);
+  expect(got.body.data.failure_reason).toBe('download of https://s3.example/b/k.wav failed; key [redacted key]');
+  const listed = await stack.t.request.get(`/api/v1/rooms/${roomId}/post-meeting-transcripts`).set(tenant.auth).expect(200);
+  expect(listed.body.data.map((t: { failure_reason: unknown }) => t.failure_reason)).toEqual(listed.body.data.map(() => null)); // completed ones
+}, 120_000);
