@@ -290,7 +290,8 @@ export class RecordingService {
     // DECISIONS §7: the notification's link is where the file comes from. Sealed in the row, read by the transfer
     // activity: the workflow gets ids only, so the link never lands in a workflow history (DECISIONS §13).
     recording.sourceSealed = sealNotifiedSource(this.#deps.secretBox, recording.id, notification);
-    recording.durationSeconds ??= notification.duration_seconds;
+    // The provider's final figure, as its REST API would give it to the transfer (our stop time is only an estimate).
+    recording.durationSeconds = notification.duration_seconds;
     await em.flush();
     const subject = { recordingId: recording.id, tenantId: room.tenant.id, room, upstreamRecordingId: notification.recording_id };
     await this.#temporal(() => this.#deps.orchestrator.startIngestion(subject));
