@@ -1,7 +1,8 @@
 // The notification's temporary link, kept with the recording (DECISIONS §7: the notification's `url` is where the
 // recording is downloaded from). The link is a secret (a signed URL), so it is sealed with SECRETS_KEY in the
-// recordings row and opened only by the transfer activity: it never enters a workflow history (DECISIONS §13).
-import type { SecretBox } from '../../security/secret-box.ts';
+// recordings row, bound to that recording as every sealed value is to its row (SecretBox v2, sealedContext), and
+// opened only by the transfer activity: it never enters a workflow history (DECISIONS §13).
+import { sealedContext, type SecretBox } from '../../security/secret-box.ts';
 import type { RecordingReadyNotification } from '../../upstream/protocol.ts';
 
 export interface NotifiedSource {
@@ -11,7 +12,7 @@ export interface NotifiedSource {
 }
 
 /** Binds the sealed value to its recording: copied to another row, it does not open. */
-const context = (recordingId: string) => `recording:${recordingId}:source`;
+const context = (recordingId: string) => sealedContext('recording', recordingId, 'source');
 
 export function sealNotifiedSource(box: SecretBox, recordingId: string, notification: RecordingReadyNotification): string {
   const source: NotifiedSource = { url: notification.url, contentType: notification.content_type ?? null, sizeBytes: notification.size_bytes ?? null };
