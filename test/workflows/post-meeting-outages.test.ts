@@ -75,7 +75,9 @@ beforeAll(async () => {
   media = await startDevMediaServer({ webhookSecret: 'post-meeting-outages', autoNotify: false, processingDelayMs: 0 });
   front = await startFront();
   receiver = await startWebhookReceiver(SECRET);
-  t = await createTestApp({ UPSTREAM_API_URL: media.url });
+  // The operator's AI key, as the worker's registry below has it: the API then accepts the tenant's choice of
+  // openai-compatible (a provider this deployment cannot serve is refused when the config is saved, DECISIONS §9).
+  t = await createTestApp({ UPSTREAM_API_URL: media.url, AI_API_KEY: 'dev-ai-key' });
   tenant = await createTenant(t);
   roomId = (await createRoom(t, tenant, { config: { recording_enabled: true } })).id;
   await patchConfig(t, tenant, {

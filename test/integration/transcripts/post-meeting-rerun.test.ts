@@ -10,6 +10,7 @@ import { TranscriptSchema } from '../../../src/modules/transcripts/transcript.en
 import { postMeetingWorkflowId } from '../../../workflows/shared.ts';
 import { createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
 import { freePort } from '../../helpers/free-port.ts';
+import { startedRun } from '../../helpers/handovers.ts';
 import { createRecordingStack, type RecordingStack } from '../../helpers/recording-stack.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
 
@@ -102,7 +103,8 @@ test('a partial result (the provider refused) is re-run once the provider is bac
   const rerun = await stack.t.request.post(`/api/v1/recordings/${recordingId}/post-meeting`).set(tenant.auth).send({}).expect(202);
   expect(rerun.body).toEqual({ recording_id: recordingId, run: 2, workflow_id: postMeetingWorkflowId(recordingId, 2), status: 'started' });
   expect(rerun.body.workflow_id).toBe(`post-meeting-${recordingId}-2`);
-  await stack.temporal.workflow.getHandle(rerun.body.workflow_id).result();
+  // Started by the hand-over relay once the request's transaction committed (DECISIONS §15): a moment after the 202.
+  await (await startedRun(stack.temporal, rerun.body.workflow_id)).result();
 
   const [, second] = await waitForWebhooks(recordingId, 2);
   expect(second.signatureValid).toBe(true);
@@ -121,12 +123,12 @@ test('a partial result (the provider refused) is re-run once the provider is bac
   const transcriptRequests = stack.media.transcriptionRequests.length;
   const third = await stack.t.request.post(`/api/v1/recordings/${recordingId}/post-meeting`).set(tenant.auth).expect(202);
   expect(third.body.run).toBe(3);
-  await stack.temporal.workflow.getHandle(third.body.workflow_id).result();
+  await (await startedRun(stack.temporal, third.body.workflow_id)).result();
   await waitForWebhooks(recordingId, 3);
   expect(stack.media.transcriptionRequests.length).toBe(transcriptRequests);
   // ...and `retranscribe` asks the provider again, for a new transcript.
   const fourth = await stack.t.request.post(`/api/v1/recordings/${recordingId}/post-meeting`).set(tenant.auth).send({ retranscribe: true }).expect(202);
-  await stack.temporal.workflow.getHandle(fourth.body.workflow_id).result();
+  await (await startedRun(stack.temporal, fourth.body.workflow_id)).result();
   const [, , , last] = await waitForWebhooks(recordingId, 4);
   expect(stack.media.transcriptionRequests.length).toBeGreaterThan(transcriptRequests);
   expect(last.json.transcript.id).not.toBe(second.json.transcript.id);
