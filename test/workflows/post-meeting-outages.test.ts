@@ -11,6 +11,9 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
+import { Handovers } from '../../src/handover/handover.ts';
+import { HandoverRelay } from '../../src/handover/relay.ts';
+import { createLogger } from '../../src/logger.ts';
 import { PostMeetingResultSchema } from '../../src/modules/post-meeting/post-meeting-result.entity.ts';
 import { RecordingSchema } from '../../src/modules/recordings/recording.entity.ts';
 import { TranscriptSchema } from '../../src/modules/transcripts/transcript.entity.ts';
@@ -35,6 +38,7 @@ let media: DevMediaServer;
 let front: Server;
 let receiver: WebhookReceiver;
 let worker: Worker;
+let relay: HandoverRelay | undefined;
 let running: Promise<void>;
 let tenant: TenantFixture;
 let roomId: string;
@@ -77,7 +81,9 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver(SECRET);
   // The operator's AI key, as the worker's registry below has it: the API then accepts the tenant's choice of
   // openai-compatible (a provider this deployment cannot serve is refused when the config is saved, DECISIONS §9).
-  t = await createTestApp({ UPSTREAM_API_URL: media.url, AI_API_KEY: 'dev-ai-key' });
+  // HANDOVER_POLL_MS at its maximum: the app's own relay (whose Temporal is the dev server, not this test's
+  // time-skipping one) leaves the outbox to the relay below, which each commit of the worker's activities wakes.
+  t = await createTestApp({ UPSTREAM_API_URL: media.url, AI_API_KEY: 'dev-ai-key', HANDOVER_POLL_MS: '60000' });
   tenant = await createTenant(t);
   roomId = (await createRoom(t, tenant, { config: { recording_enabled: true } })).id;
   await patchConfig(t, tenant, {
@@ -105,11 +111,16 @@ beforeEach(async () => {
       ai: { ...t.config.providers.ai, baseUrl: base, apiKey: 'dev-ai-key' },
     },
   });
-  worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: WORKFLOWS_PATH, activities: testActivities(t, { providers }) });
+  // Post-meeting hands its delivery over (DECISIONS §15): a relay into this test's time-skipping server, on its queue.
+  const handovers = new Handovers({ taskQueue });
+  relay = new HandoverRelay({ orm: t.services.orm, client: env.client, handovers, logger: createLogger('silent'), pollMs: 200 });
+  relay.start();
+  worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: WORKFLOWS_PATH, activities: testActivities(t, { providers, handovers }) });
   running = worker.run();
 });
 
 afterEach(async () => {
+  await relay?.close();
   worker?.shutdown();
   await running;
   await env?.teardown();
