@@ -815,6 +815,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/recordings/{id}/post-meeting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Recording id. */
+                id: components["parameters"]["RecordingId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run post-meeting processing of a recording again
+         * @description Starts a new post-meeting run for the recording (DECISIONS §9 "Outages and re-runs"): it transcribes again
+         *     unless a completed transcript of the recording exists (or `retranscribe` is true), summarises, and sends a new
+         *     `meeting.recording_ready` delivery when the tenant's post-meeting webhook is enabled. Use it to turn a result
+         *     with `errors[]` (a provider that was down, a key that was wrong) into a complete one. The recording must be
+         *     `ready` or `archived`, and its previous run finished (`400 INVALID_STATE` otherwise). The answer comes once the
+         *     result is started over as the new run and the run's start is stored with it; the run starts right after (with
+         *     Temporal unreachable, as soon as it is back: the request is still answered 202 and nothing is lost). Two
+         *     requests racing for the same run answer with the same run.
+         */
+        post: operations["rerunPostMeeting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/recordings/{id}/transcript": {
         parameters: {
             query?: never;
@@ -1691,6 +1721,19 @@ export interface components {
             /** @description A configured provider id; the default provider when omitted. */
             provider?: components["schemas"]["ProviderId"];
         };
+        RerunPostMeetingRequest: {
+            /** @description Transcribe again even when a completed transcript of the recording exists (default false). */
+            retranscribe?: boolean;
+        };
+        PostMeetingRerunStarted: {
+            recording_id: components["schemas"]["Uuid"];
+            /** @description The run's number (the run started when the recording became ready is 1). */
+            run: number;
+            /** @description The Temporal workflow id of the run, `post-meeting-<recording id>-<run>` (docs/operations.md). */
+            workflow_id: string;
+            /** @constant */
+            status: "started";
+        };
         TranscriptionQueued: {
             transcript_id: components["schemas"]["Uuid"];
             /** @constant */
@@ -1715,6 +1758,7 @@ export interface components {
             room_id: components["schemas"]["Uuid"];
             status: components["schemas"]["TranscriptStatus"];
             provider: components["schemas"]["ProviderId"];
+            failure_reason: components["schemas"]["TranscriptFailureReason"];
             /** @description The transcript; null until `completed`. */
             content: {
                 segments: components["schemas"]["TranscriptSegment"][];
@@ -1723,6 +1767,11 @@ export interface components {
             /** @description Null until `completed` or `failed`. */
             completed_at: components["schemas"]["Timestamp"] | null;
         };
+        /**
+         * @description Why the transcript failed (the provider's status and message, or the end of the retry window), null unless
+         *     `failed` (DECISIONS §9). Never carries a credential: URLs are shown without their query.
+         */
+        TranscriptFailureReason: string | null;
         TranscriptResponse: {
             data: components["schemas"]["Transcript"];
         };
@@ -1740,6 +1789,7 @@ export interface components {
             recording_id: components["schemas"]["Uuid"];
             status: components["schemas"]["TranscriptStatus"];
             provider: components["schemas"]["ProviderId"];
+            failure_reason: components["schemas"]["TranscriptFailureReason"];
             created_at: components["schemas"]["Timestamp"];
         };
         PostMeetingTranscriptListResponse: {
@@ -3859,6 +3909,56 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    rerunPostMeeting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Recording id. */
+                id: components["parameters"]["RecordingId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "retranscribe": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["RerunPostMeetingRequest"];
+            };
+        };
+        responses: {
+            /** @description The run is started over and its start stored (bare response). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recording_id": "01931c63-5e6f-7a80-b912-3c4d5e6f7081",
+                     *       "run": 2,
+                     *       "workflow_id": "post-meeting-01931c63-5e6f-7a80-b912-3c4d5e6f7081-2",
+                     *       "status": "started"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PostMeetingRerunStarted"];
+                };
+            };
+            400: components["responses"]["BadRequestOrInvalidState"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getRecordingTranscript: {
         parameters: {
             query?: never;
@@ -3902,6 +4002,7 @@ export interface operations {
                      *             }
                      *           ]
                      *         },
+                     *         "failure_reason": null,
                      *         "created_at": "2024-11-20T15:10:00.000Z",
                      *         "completed_at": "2024-11-20T15:12:31.000Z"
                      *       }
@@ -3998,6 +4099,7 @@ export interface operations {
                      *         "status": "processing",
                      *         "provider": "openai",
                      *         "content": null,
+                     *         "failure_reason": null,
                      *         "created_at": "2024-11-20T15:10:00.000Z",
                      *         "completed_at": null
                      *       }
@@ -4044,6 +4146,7 @@ export interface operations {
                      *           "recording_id": "01931c63-5e6f-7a80-b912-3c4d5e6f7081",
                      *           "status": "completed",
                      *           "provider": "openai",
+                     *           "failure_reason": null,
                      *           "created_at": "2024-11-20T15:10:00.000Z"
                      *         }
                      *       ]

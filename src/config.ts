@@ -42,6 +42,11 @@ export interface Config {
   handoverPollMs: number;
   /** Test-only fault injection: `exit-after-commit` makes the process exit right after a hand-over commits, before it is relayed. */
   handoverFault: 'exit-after-commit' | undefined;
+  /**
+   * How long the transcription and AI steps of post-meeting processing retry transient provider failures (5xx, 429,
+   * timeouts, connection errors) before the step is recorded as failed, seconds (DECISIONS §9; backoff capped at 5 min).
+   */
+  postMeetingRetryWindowSeconds: number;
   wsOriginPatterns: string[];
   rateLimitPerMinute: number;
   /**
@@ -175,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     handoverPollMs: read.integer('HANDOVER_POLL_MS', 2000, 50, 60_000),
     // Never honoured in production: a crash on purpose is for the fault tests only.
     handoverFault: production ? undefined : (read.oneOf('HANDOVER_FAULT', ['none', 'exit-after-commit'], 'none') === 'exit-after-commit' ? 'exit-after-commit' : undefined),
+    postMeetingRetryWindowSeconds: read.duration('POST_MEETING_RETRY_WINDOW', 30 * 60, 10, 7 * 24 * 3600),
     wsOriginPatterns: read.list('WS_ORIGIN_PATTERNS', ['http://localhost:*', 'http://127.0.0.1:*', 'https://localhost:*', 'https://127.0.0.1:*']),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
     authFailureLimitPerMinute: read.integer('AUTH_FAILURE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),

@@ -20,10 +20,23 @@ export const WORKFLOWS_PATH = fileURLToPath(
 export async function runWorker(config: Config, logger: Logger, databaseUrl: string): Promise<() => Promise<void>> {
   // The worker only publishes room events (two bus connections are plenty); it never listens.
   const core = await createCore(config, logger, databaseUrl, { busPoolSize: 2 });
-  const { orm, s3, store, provider, events, tenants, rooms, providers, handovers } = core;
+  const { orm, s3, store, provider, events, tenants, rooms, providers, handovers, secretBox } = core;
   await ensureBuckets(s3, config.s3);
   const webhooks = webhookSettings(config);
-  const activities = createActivities({ orm, store, provider, events, logger, tenants, rooms, providers, webhooks, handovers });
+  const activities = createActivities({
+    orm,
+    store,
+    provider,
+    events,
+    logger,
+    tenants,
+    rooms,
+    providers,
+    webhooks,
+    handovers,
+    secretBox,
+    postMeetingRetryWindowSeconds: config.postMeetingRetryWindowSeconds,
+  });
   if (config.worker.sdkMetricsAddress) installSdkMetrics(config.worker.sdkMetricsAddress);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await Worker.create({

@@ -1,7 +1,7 @@
 // Ingestion of one recording: fetch the file from the provider, stream it into S3, mark `ready`.
 // Deterministic code only: every side effect is an activity. The id is recording-ingest-<recordingId>.
-// The input carries ids only: the transfer activity asks the provider for a fresh signed link itself at each attempt,
-// so no link (a secret, DECISIONS §13) is ever in the history.
+// The input carries ids only: the transfer activity reads the notification's link sealed in the recording's row, or
+// asks the provider for a fresh one (DECISIONS §7), so no link (a secret, DECISIONS §13) is ever in the history.
 import {
   ActivityFailure,
   ApplicationFailure,

@@ -25,8 +25,12 @@ export const emptyRoomWorkflowId = (roomId: string) => `empty-room-${roomId}`;
 /** Deletes a deleted tenant's stored files (its rows are gone already). */
 export const tenantPurgeWorkflowId = (tenantId: string) => `tenant-purge-${tenantId}`;
 
-/** Transcribe, summarise, then hand the result to a webhook delivery (DECISIONS §9). One per recording. */
-export const postMeetingWorkflowId = (recordingId: string) => `post-meeting-${recordingId}`;
+/**
+ * Transcribe, summarise, then hand the result to a webhook delivery (DECISIONS §9). Run 1, started by ingestion, is
+ * `post-meeting-<recording>`; a re-run asked for through `POST /recordings/{id}/post-meeting` is run n = 2, 3, …:
+ * `post-meeting-<recording>-<n>` (a repeated request for the same n finds the run already started).
+ */
+export const postMeetingWorkflowId = (recordingId: string, run = 1) => (run > 1 ? `post-meeting-${recordingId}-${run}` : `post-meeting-${recordingId}`);
 /** One transcript: stream the audio from S3 to the provider, store the segments. */
 export const transcriptionWorkflowId = (transcriptId: string) => `transcription-${transcriptId}`;
 /** One outgoing webhook delivery: sign, POST, record the attempt, sleep per the schedule (DECISIONS §10). */
@@ -73,11 +77,17 @@ export interface RoomRecordingStopInput {
 
 export interface PostMeetingInput {
   recordingId: string;
+  /** Absent (or 1) for the run ingestion starts; n ≥ 2 for a re-run (DECISIONS §9 "Outages and re-runs"). */
+  run?: number;
 }
 
 export interface TranscriptionInput {
   transcriptId: string;
 }
+
+/** How long a post-meeting step (transcription, AI) retries transient provider failures when no setting says
+ * (POST_MEETING_RETRY_WINDOW, DECISIONS §9): for activity results recorded before the setting existed. */
+export const DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS = 30 * 60;
 
 export interface WebhookDeliveryInput {
   deliveryId: string;
@@ -116,7 +126,8 @@ export interface RecordingSource {
 }
 
 /**
- * Ids only (DECISIONS §13): the transfer activity asks the provider for a fresh signed link itself at each attempt.
+ * Ids only (DECISIONS §13): the transfer activity reads the notification's link from the recording's row (sealed) or
+ * asks the provider for a fresh one itself, at each attempt (DECISIONS §7).
  * tenantId and roomId give the retention child its search attributes.
  */
 export interface IngestRecordingInput {

@@ -4,27 +4,30 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { TranscriptionActivities } from '../src/activities/transcription.ts';
 import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
-import { databaseStep, type TranscriptionInput } from './shared.ts';
+import { databaseStep, DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS, type TranscriptionInput } from './shared.ts';
 
 // Database updates: they wait out the database (DECISIONS §15).
 const bookkeeping = proxyActivities<TranscriptionActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
 
 /**
  * The provider call. It heartbeats as bytes are sent and while the provider works, so a dead worker is noticed within
- * the heartbeat timeout and the transcription starts over elsewhere. Transient provider failures (429, 5xx, timeouts)
- * retry on a bounded exponential schedule: 10 s, 20 s, 40 s, 80 s, 160 s (5 retries, about 5 minutes in all); a
- * refusal (401/403, other 4xx, an unusable answer) fails at once.
+ * the heartbeat timeout and the transcription starts over elsewhere. Transient provider failures (429, 5xx, timeouts,
+ * connection errors) retry with backoff 10 s doubling, capped at 5 min, until POST_MEETING_RETRY_WINDOW (30 min by
+ * default) has passed: the activity then makes its failure permanent (DECISIONS §9). A refusal (401/403, other 4xx,
+ * an unusable answer) fails at once.
  */
 export const TRANSCRIBE_RETRY = {
   initialInterval: '10 seconds',
   backoffCoefficient: 2,
   maximumInterval: '5 minutes',
-  maximumAttempts: 6,
   nonRetryableErrorTypes: Object.values(TRANSCRIPTION_FAILURE),
 } as const;
 
+/** One attempt at most: a long recording sent in parts to a slow self-hosted server. */
+const TRANSCRIBE_ATTEMPT_SECONDS = 2 * 3600;
+
 const provider = proxyActivities<TranscriptionActivities>({
-  startToCloseTimeout: '2 hours',
+  startToCloseTimeout: `${TRANSCRIBE_ATTEMPT_SECONDS} seconds`,
   heartbeatTimeout: '15 seconds',
   retry: { ...TRANSCRIBE_RETRY, nonRetryableErrorTypes: [...TRANSCRIBE_RETRY.nonRetryableErrorTypes] },
 });
@@ -37,14 +40,22 @@ export interface TranscriptionOutcome {
 }
 
 export async function transcriptionWorkflow({ transcriptId }: TranscriptionInput): Promise<TranscriptionOutcome> {
-  const { status } = await bookkeeping.markTranscriptProcessing.executeWithOptions({ summary: 'mark transcript processing' }, [{ transcriptId }]);
+  const marked = await bookkeeping.markTranscriptProcessing.executeWithOptions({ summary: 'mark transcript processing' }, [{ transcriptId }]);
+  const { status } = marked;
+  const retryWindowSeconds = marked.retryWindowSeconds ?? DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS;
   if (status === 'failed') {
     throw ApplicationFailure.nonRetryable(`transcript ${transcriptId} failed earlier`, 'TranscriptionFailed');
   }
   try {
-    const result = await provider.transcribeRecording.executeWithOptions({ summary: 'stream the recording to the provider, store the segments' }, [
-      { transcriptId },
-    ]);
+    // The window, plus one full attempt begun just before it ends: an attempt that stalls (a heartbeat or
+    // start-to-close timeout) never reaches the activity's own window check, so this bounds it (as ingestion does).
+    const result = await provider.transcribeRecording.executeWithOptions(
+      {
+        summary: 'stream the recording to the provider, store the segments',
+        scheduleToCloseTimeout: (retryWindowSeconds + TRANSCRIBE_ATTEMPT_SECONDS) * 1000,
+      },
+      [{ transcriptId }],
+    );
     return { status: 'completed', ...result };
   } catch (err) {
     if (isFailureOfType(err, TRANSCRIPTION_FAILURE.transcriptGone)) throw err;

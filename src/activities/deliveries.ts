@@ -64,15 +64,18 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const { orm, store, tenants, webhooks } = deps;
 
   return withSafeFailures({
-    /** Called by post-meeting processing (issue 8): the delivery of a recording's result, or null without an enabled webhook. */
-    async createWebhookDelivery({ recordingId }: { recordingId: string }): Promise<{ deliveryId: string } | null> {
+    /**
+     * Called by post-meeting processing (issue 8): the delivery of a recording's result, or null without an enabled
+     * webhook. One per post-meeting run (`run`, absent for the first): a re-run sends a new delivery (DECISIONS §9).
+     */
+    async createWebhookDelivery({ recordingId, run }: { recordingId: string; run?: number }): Promise<{ deliveryId: string } | null> {
       const em = orm.em.fork();
       const result = await em.findOne(PostMeetingResultSchema, { recording: recordingId });
       const recording = result ? null : await em.findOne(RecordingSchema, { id: recordingId });
       const tenantId = result?.tenant.id ?? recording?.tenant.id;
       const roomId = result?.roomId ?? recording?.room.id;
       if (!tenantId || !roomId) return null;
-      const delivery = await createDelivery(em, tenants, { tenantId, roomId, recordingId });
+      const delivery = await createDelivery(em, tenants, { tenantId, roomId, recordingId, postMeetingRun: run ?? 1 });
       return delivery ? { deliveryId: delivery.id } : null;
     },
 

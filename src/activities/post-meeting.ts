@@ -1,6 +1,6 @@
 // Activities of the post-meeting workflow (workflows/post-meeting.ts): plan from the tenant's config, make the
 // transcript row, summarise, record failures, complete. All keyed by the recording; each one repeatable.
-import type { MikroORM } from '@mikro-orm/postgresql';
+import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Handovers } from '../handover/handover.ts';
 import type { Logger } from '../logger.ts';
@@ -16,6 +16,7 @@ import { ProviderError } from '../providers/types.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { TRANSCRIPTION_FAILURE, type PostMeetingPlan } from '../../workflows/post-meeting-types.ts';
 import { storedLocation } from './transcription.ts';
+import { failureWithinWindow } from './retry-window.ts';
 import { withSafeFailures } from './safe-failure.ts';
 
 export interface PostMeetingActivityDeps {
@@ -27,6 +28,8 @@ export interface PostMeetingActivityDeps {
   handovers: Pick<Handovers, 'transaction' | 'record'>;
   /** WEBHOOK_RETRY_DELAYS, fixed in the delivery's input at creation. */
   webhooks: { retryDelaysSeconds: number[] };
+  /** POST_MEETING_RETRY_WINDOW (DECISIONS §9): how long transient AI provider failures are retried, seconds. */
+  postMeetingRetryWindowSeconds: number;
 }
 
 export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
@@ -43,10 +46,13 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
   return withSafeFailures({
     /**
      * DECISIONS §9: transcribe when `transcription_enabled` or the webhook asks for a transcript, summary or action
-     * items; summarise when it asks for a summary or action items; deliver when the webhook is enabled. Creates the
-     * `post_meeting_results` row (`running`); a completed row means a repeated run with nothing left to do.
+     * items; summarise when it asks for a summary or action items; deliver when the webhook is enabled. Run 1 creates
+     * the `post_meeting_results` row (`running`); a completed row means a repeated run with nothing left to do.
+     * A re-run (`run` ≥ 2, DECISIONS §9 "Outages and re-runs") finds the row already started over as its run by the
+     * request that handed it over (src/modules/post-meeting/post-meeting-rerun.ts); a run that finds another run
+     * holding the row does nothing.
      */
-    async planPostMeeting({ recordingId }: { recordingId: string }): Promise<PostMeetingPlan> {
+    async planPostMeeting({ recordingId, run = 1 }: { recordingId: string; run?: number }): Promise<PostMeetingPlan> {
       const { em, recording, config } = await load(recordingId);
       const hook = config.post_meeting_webhook;
       const summarise = Boolean(hook && (hook.include_summary || hook.include_action_items));
@@ -56,30 +62,34 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
         transcribe: config.transcription_enabled || Boolean(hook?.include_transcript) || summarise,
         summarise,
         deliver: Boolean(hook?.enabled),
+        retryWindowSeconds: deps.postMeetingRetryWindowSeconds,
       };
-      let row = await em.findOne(PostMeetingResultSchema, { recording: recordingId });
-      if (row?.status === 'completed') return { ...plan, alreadyCompleted: true };
+      const row = await em.findOne(PostMeetingResultSchema, { recording: recordingId });
       if (!row) {
-        row = em.create(PostMeetingResultSchema, {
+        em.create(PostMeetingResultSchema, {
           recording,
           tenant: recording.tenant,
           roomId: recording.room.id,
           status: 'running',
+          run,
           errors: [],
         });
         await em.flush();
+        return { ...plan, alreadyCompleted: false };
       }
-      return { ...plan, alreadyCompleted: false };
+      if (row.run === run) return { ...plan, alreadyCompleted: row.status === 'completed' };
+      deps.logger.warn({ recordingId, run, current: row.run, status: row.status }, 'post-meeting run skipped: another run holds the result');
+      return { ...plan, alreadyCompleted: true };
     },
 
     /**
      * The transcript post-meeting makes (`origin: post_meeting`), created once per recording: a repeat returns the
      * same one. Null with an `errors[]` entry when there is nothing to transcribe or no provider to do it.
      */
-    async createPostMeetingTranscript({ recordingId }: { recordingId: string }): Promise<{ transcriptId: string } | null> {
+    async createPostMeetingTranscript({ recordingId }: { recordingId: string }): Promise<{ transcriptId: string; completed: boolean } | null> {
       const { em, recording, config } = await load(recordingId);
-      const row = await em.findOneOrFail(PostMeetingResultSchema, { recording: recordingId });
-      if (row.transcript) return { transcriptId: row.transcript.id };
+      const row = await em.findOneOrFail(PostMeetingResultSchema, { recording: recordingId }, { populate: ['transcript'] });
+      if (row.transcript) return { transcriptId: row.transcript.id, completed: row.transcript.status === 'completed' };
       if (!storedLocation(recording, deps.store)) {
         await appendErrors(em, recordingId, [
           { field: 'recording', code: 'recording_unavailable', message: `the recording file is not available (status ${recording.status})` },
@@ -95,13 +105,14 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
       const transcript = createPendingTranscript(em, recording, 'post_meeting', choice.provider);
       row.transcript = transcript;
       await em.flush();
-      return { transcriptId: transcript.id };
+      return { transcriptId: transcript.id, completed: false };
     },
 
     /**
      * Summary and action items of the post-meeting transcript, by the tenant's analyser (builtin by default; its
      * `ai.model` and own `ai.api_key` when given), stored on the row. A transient analyser failure is retried by the
-     * workflow's policy; after that the workflow records `ai_processing_failed`.
+     * workflow's policy until POST_MEETING_RETRY_WINDOW ends (DECISIONS §9); after that, or at once for a refusal, the
+     * workflow records `ai_processing_failed`.
      */
     async summarisePostMeeting({ recordingId }: { recordingId: string }): Promise<{ summarised: boolean }> {
       const { em, config } = await load(recordingId);
@@ -137,11 +148,7 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
             }),
         );
       } catch (err) {
-        if (err instanceof ProviderError) {
-          if (!err.retryable) throw ApplicationFailure.nonRetryable(`AI provider refused: ${err.message}`, TRANSCRIPTION_FAILURE.providerRejected);
-          throw ApplicationFailure.retryable(`AI provider unavailable: ${err.message}`, 'ProviderUnavailable');
-        }
-        throw err;
+        throw failureWithinWindow(classifyAi(err), deps.postMeetingRetryWindowSeconds, TRANSCRIPTION_FAILURE.retryWindowEnded);
       }
       row.summary = insights.summary;
       row.actionItems = insights.actionItems;
@@ -157,20 +164,26 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
     /**
      * Every step has finished, well or not: the result becomes `completed` and, when `deliver`, its webhook delivery
      * row and the delivery workflow's hand-over are created, all in one transaction (DECISIONS §15): never a completed
-     * result without its delivery, nor a delivery nothing sends. Repeatable: a repeat finds the same delivery (one
-     * original per recording) and records its start again, which the relay collapses into the one run.
+     * result without its delivery, nor a delivery nothing sends. The delivery is this run's (one per recording and
+     * post-meeting run, DECISIONS §9: a re-run sends its own). Repeatable: a repeat finds the same delivery and records
+     * its start again, which the relay collapses into the one run. A repeat that finds a later run holding the row
+     * (a re-run started meanwhile) leaves it alone.
      */
-    async completePostMeeting({ recordingId, deliver = false }: { recordingId: string; deliver?: boolean }): Promise<{ errors: number; deliveryId: string | null }> {
+    async completePostMeeting({ recordingId, deliver = false, run = 1 }: { recordingId: string; deliver?: boolean; run?: number }): Promise<{ errors: number; deliveryId: string | null }> {
       return deps.handovers.transaction(orm.em.fork(), async (tx) => {
-        const row = await tx.findOne(PostMeetingResultSchema, { recording: recordingId });
+        const row = await tx.findOne(PostMeetingResultSchema, { recording: recordingId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
         if (!row) return { errors: 0, deliveryId: null };
+        if (row.run !== run) {
+          deps.logger.warn({ recordingId, run, current: row.run }, 'post-meeting completion skipped: another run holds the result');
+          return { errors: row.errors.length, deliveryId: null };
+        }
         if (row.status !== 'completed') {
           row.status = 'completed';
           row.completedAt = new Date();
           await tx.flush();
         }
         if (!deliver) return { errors: row.errors.length, deliveryId: null };
-        const delivery = await createDelivery(tx, tenants, { tenantId: row.tenant.id, roomId: row.roomId, recordingId });
+        const delivery = await createDelivery(tx, tenants, { tenantId: row.tenant.id, roomId: row.roomId, recordingId, postMeetingRun: run });
         if (delivery) await deps.handovers.record(tx, deliveryStart(delivery, deps.webhooks.retryDelaysSeconds));
         return { errors: row.errors.length, deliveryId: delivery?.id ?? null };
       });
@@ -179,6 +192,13 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
 }
 
 export type PostMeetingActivities = ReturnType<typeof createPostMeetingActivities>;
+
+/** ProviderError → a refusal (fails the step at once) or an outage (retried within the window). */
+function classifyAi(err: unknown): unknown {
+  if (!(err instanceof ProviderError)) return err;
+  if (!err.retryable) return ApplicationFailure.nonRetryable(`AI provider refused: ${err.message}`, TRANSCRIPTION_FAILURE.providerRejected);
+  return ApplicationFailure.retryable(`AI provider unavailable: ${err.message}`, 'ProviderUnavailable');
+}
 
 async function appendErrors(em: ReturnType<MikroORM['em']['fork']>, recordingId: string, errors: PostMeetingError[]): Promise<void> {
   const row = await em.findOne(PostMeetingResultSchema, { recording: recordingId });

@@ -8,7 +8,9 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { DomainEventPublisher } from '../events/domain-events.ts';
 import type { Logger } from '../logger.ts';
 import { stopClosedRoomRecording, stopRecording } from '../modules/recordings/recording-stop.ts';
+import { linkExpired, openNotifiedSource } from '../modules/recordings/recording-source.ts';
 import { RecordingSchema, type Recording } from '../modules/recordings/recording.entity.ts';
+import type { SecretBox } from '../security/secret-box.ts';
 import { TenantSchema } from '../modules/tenants/tenant.entity.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
 import { recordingKeyPrefix, recordingObjectKey } from '../storage/keys.ts';
@@ -25,6 +27,8 @@ export interface RecordingActivityDeps {
   logger: Logger;
   /** The tenant's effective config (retention days): the same function every service and activity reads it through. */
   tenants: Pick<TenantService, 'effectiveConfig'>;
+  /** Opens the notification's download link kept sealed with the recording (DECISIONS §7). */
+  secretBox: SecretBox;
 }
 
 export interface StoredRecording {
@@ -37,6 +41,17 @@ export interface StoredRecording {
 const DAY_MS = 86_400_000;
 /** How long the link may take to answer when the activity has no heartbeat timeout (the workflow sets 15 s). */
 const DEFAULT_ANSWER_WITHIN_MS = 7_500;
+/** What the notification's link may answer when it is no longer good: then the provider is asked (DECISIONS §7). */
+const LINK_GONE_STATUSES = new Set([401, 403, 404, 410]);
+
+/** The notification's link answered one of LINK_GONE_STATUSES: not a failure yet, the provider gets asked. */
+class NotifiedLinkRefused extends Error {
+  readonly status: number;
+  constructor(status: number) {
+    super(`the notification's link answered HTTP ${status}`);
+    this.status = status;
+  }
+}
 
 export function createRecordingActivities(deps: RecordingActivityDeps) {
   const { orm, store, provider } = deps;
@@ -95,11 +110,47 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
     }
   };
 
-  /** One attempt of the transfer: a fresh link, then the bytes from it into S3 (see storeRecordingFile). */
+  /**
+   * One attempt of the transfer (DECISIONS §7): the notification's link when the recording has one (sealed in its
+   * row, never in the workflow) and it has not expired; when it has, or it answers 401/403/404/410, a fresh link from
+   * the provider. A recording neither knows fails with both reasons.
+   */
   const transferOnce = async (recordingId: string): Promise<StoredRecording & { durationSeconds: number | null }> => {
     const { recording } = await load(recordingId);
-    if (!recording.upstreamRecordingId) throw permanent('the recording has no upstream recording id');
-    const source = await freshSource(recording.upstreamRecordingId);
+    const notified = openNotifiedSource(deps.secretBox, recording.id, recording.sourceSealed);
+    let linkFailure: string | null = null;
+    if (notified && linkExpired(notified.url, new Date())) linkFailure = "the notification's link has expired";
+    else if (notified) {
+      const source: RecordingSource = {
+        url: notified.url,
+        contentType: notified.contentType ?? 'application/octet-stream',
+        durationSeconds: recording.durationSeconds ?? null,
+        sizeBytes: notified.sizeBytes,
+      };
+      try {
+        return await transferFrom(recording, source, { notified: true });
+      } catch (err) {
+        if (!(err instanceof NotifiedLinkRefused)) throw err;
+        linkFailure = err.message;
+      }
+    }
+    if (!recording.upstreamRecordingId) throw permanent(linkFailure ?? 'the recording has no upstream recording id');
+    let source: RecordingSource;
+    try {
+      source = await freshSource(recording.upstreamRecordingId);
+    } catch (err) {
+      if (linkFailure && err instanceof ApplicationFailure && err.nonRetryable) throw permanent(`${linkFailure}, and ${err.message}`);
+      throw err;
+    }
+    return transferFrom(recording, source, { notified: false });
+  };
+
+  /** The bytes from `source` into S3 under the recording's key (see storeRecordingFile). */
+  const transferFrom = async (
+    recording: Recording,
+    source: RecordingSource,
+    { notified }: { notified: boolean },
+  ): Promise<StoredRecording & { durationSeconds: number | null }> => {
     checkMediaType(source.contentType);
     checkSize(source.sizeBytes);
     const key = recordingObjectKey(recording.tenant.id, recording.id, source.contentType);
@@ -109,6 +160,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
     const response = await fetchAnswering(source.url, signal, source.sizeBytes);
     if (!response.ok || !response.body) {
       await response.body?.cancel().catch(() => {});
+      if (notified && LINK_GONE_STATUSES.has(response.status)) throw new NotifiedLinkRefused(response.status);
       const message = `download of the recording answered HTTP ${response.status}`;
       if (!isTransientStatus(response.status)) throw permanent(message);
       throw new Error(message);
@@ -140,8 +192,8 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
 
   return withSafeFailures({
     /**
-     * Asks the provider for a fresh link, then streams the file into the primary bucket under a key derived from the
-     * recording, so a retry overwrites the same object (never a second one). Heartbeats `{ bytesDone, bytesTotal }` as
+     * Downloads from the notification's link (else a fresh one from the provider, see transferOnce), then streams the
+     * file into the primary bucket under a key derived from the recording, so a retry overwrites the same object. Heartbeats `{ bytesDone, bytesTotal }` as
      * bytes flow: a worker that dies mid-way is noticed within the heartbeat timeout and the transfer starts over.
      * Input and result carry ids, keys of our bucket and sizes only (DECISIONS §13).
      */
@@ -187,6 +239,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       recording.durationSeconds = input.durationSeconds ?? recording.durationSeconds ?? null;
       recording.readyAt = new Date();
       recording.failureReason = null;
+      recording.sourceSealed = null; // the link is a secret no longer needed (DECISIONS §7)
       await em.flush();
       return { changed: true, tenantId };
     },

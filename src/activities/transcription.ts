@@ -13,7 +13,8 @@ import { TranscriptSchema, type Transcript, type TranscriptSegment } from '../mo
 import { ProviderError, type TranscriptSegmentOut } from '../providers/types.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { TRANSCRIPTION_FAILURE } from '../../workflows/post-meeting-types.ts';
-import { withSafeFailures } from './safe-failure.ts';
+import { failureWithinWindow } from './retry-window.ts';
+import { redactSecrets, withSafeFailures } from './safe-failure.ts';
 
 export interface TranscriptionActivityDeps {
   orm: MikroORM;
@@ -21,6 +22,8 @@ export interface TranscriptionActivityDeps {
   tenants: Pick<TenantService, 'effectiveConfig'>;
   providers: ProviderRegistry;
   logger: Logger;
+  /** POST_MEETING_RETRY_WINDOW (DECISIONS §9): how long transient provider failures are retried, seconds. */
+  postMeetingRetryWindowSeconds: number;
 }
 
 /** While the provider works on an uploaded file nothing flows: a heartbeat every few seconds says we are alive. */
@@ -41,15 +44,18 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
   };
 
   return withSafeFailures({
-    /** `processing` (a completed or failed transcript is left as it is and said so). */
-    async markTranscriptProcessing({ transcriptId }: { transcriptId: string }): Promise<{ status: Transcript['status'] }> {
+    /**
+     * `processing` (a completed or failed transcript is left as it is and said so), with the retry window the
+     * provider step is bounded by (POST_MEETING_RETRY_WINDOW, DECISIONS §9).
+     */
+    async markTranscriptProcessing({ transcriptId }: { transcriptId: string }): Promise<{ status: Transcript['status']; retryWindowSeconds: number }> {
       const { em, transcript } = await loadTranscript(transcriptId);
       if (transcript.status === 'pending') {
         transcript.status = 'processing';
         transcript.startedAt ??= new Date();
         await em.flush();
       }
-      return { status: transcript.status };
+      return { status: transcript.status, retryWindowSeconds: deps.postMeetingRetryWindowSeconds };
     },
 
     /**
@@ -111,7 +117,8 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
           }),
         );
       } catch (err) {
-        throw classify(err);
+        // Transient failures are retried until the window ends (DECISIONS §9), then the transcript fails with the reason.
+        throw failureWithinWindow(classify(err), deps.postMeetingRetryWindowSeconds, TRANSCRIPTION_FAILURE.retryWindowEnded);
       } finally {
         clearInterval(alive);
       }
@@ -138,12 +145,15 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
       return { segments: segments.length, wordCount, language };
     },
 
-    /** `failed` with the reason (never a secret: provider messages are safe by contract). A completed one stays. */
+    /**
+     * `failed` with the reason. The reason is shown by the API (`failure_reason`): redacted here once more, so no URL
+     * with a signature or credential-looking pair reaches it whatever produced the message. A completed one stays.
+     */
     async markTranscriptFailed({ transcriptId, reason }: { transcriptId: string; reason: string }): Promise<{ changed: boolean }> {
       const changed = await orm.em.fork().nativeUpdate(
         TranscriptSchema,
         { id: transcriptId, status: { $ne: 'completed' } },
-        { status: 'failed', failureReason: reason.slice(0, 2000), completedAt: new Date(), updatedAt: new Date() },
+        { status: 'failed', failureReason: redactSecrets(reason).slice(0, 2000), completedAt: new Date(), updatedAt: new Date() },
       );
       return { changed: changed > 0 };
     },

@@ -9,8 +9,10 @@ import { TranscriptSchema } from '../modules/transcripts/transcript.entity.ts';
 import { PostMeetingResultSchema } from '../modules/post-meeting/post-meeting-result.entity.ts';
 import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema } from '../modules/deliveries/delivery.entity.ts';
 import { RateLimitWindowSchema } from '../http/rate-limit.entity.ts';
+import { WorkflowHandoverSchema } from '../handover/handover.entity.ts';
 import { ChatMessageSchema, RaisedHandSchema, RealtimeConnectionSchema, RoomEventSequenceSchema } from '../realtime/realtime.entities.ts';
 
 export const ENTITIES = [TenantSchema, RefreshTokenSchema, SigningKeySchema, RoomSchema, ParticipantSchema, RecordingSchema,
   RealtimeConnectionSchema, RaisedHandSchema, ChatMessageSchema, RoomEventSequenceSchema,
-  TranscriptSchema, PostMeetingResultSchema, WebhookDeliverySchema, WebhookDeliveryAttemptSchema, RateLimitWindowSchema];
+  TranscriptSchema, PostMeetingResultSchema, WebhookDeliverySchema, WebhookDeliveryAttemptSchema, RateLimitWindowSchema,
+  WorkflowHandoverSchema];

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import type { SecretBox } from '../security/secret-box.ts';
+import { sealedContext, type SecretBox } from '../security/secret-box.ts';
 import { generateSigningKey, type SigningKey, type TokenService } from '../security/tokens.ts';
 import type { Orm } from './orm.ts';
 import { SigningKeySchema, type SigningKey as SigningKeyRow } from './signing-key.entity.ts';
@@ -57,7 +57,7 @@ export function keyStates(rows: readonly SigningKeyRow[], policy: KeyRotationPol
 }
 
 /** The associated data a signing key's private half is sealed with. */
-const sealContext = (kid: string) => `signing_key:${kid}:private_jwk`;
+const sealContext = (kid: string) => sealedContext('signing_key', kid, 'private_jwk');
 
 async function createKey(em: EntityManager, box: SecretBox): Promise<string> {
   const key = await generateSigningKey();

@@ -2,6 +2,7 @@
 // ids-only input, search attributes and summary (DECISIONS §13), and what a run already using the id means.
 import {
   emptyRoomWorkflowId,
+  postMeetingWorkflowId,
   presenceSignal,
   recordingAutoStopWorkflowId,
   recordingIngestWorkflowId,
@@ -78,6 +79,23 @@ export const starts = {
       args: [{ tenantId: s.tenantId }],
       subject: { tenantId: s.tenantId },
       summary: `delete the stored files of deleted tenant ${s.tenantId}`,
+    };
+  },
+
+  /**
+   * Post-meeting re-run `run` (≥ 2) of a recording (POST /recordings/{id}/post-meeting, DECISIONS §9): recorded in the
+   * transaction that starts the result row over as this run. `post-meeting-<recording>-<run>`: one run per n, so a start
+   * relayed twice finds the run (USE_EXISTING) or its closed run (REJECT_DUPLICATE) and never processes twice.
+   */
+  postMeetingRerun(s: { recordingId: string; tenantId: string; room: RoomRef; run: number; retranscribe: boolean }): HandoverStart {
+    return {
+      workflowType: 'postMeetingWorkflow',
+      workflowId: postMeetingWorkflowId(s.recordingId, s.run),
+      args: [{ recordingId: s.recordingId, run: s.run }],
+      subject: { tenantId: s.tenantId, roomId: s.room.id, recordingId: s.recordingId },
+      summary: `post-meeting re-run ${s.run} of recording ${s.recordingId} of room ${roomLabel(s.room)}${s.retranscribe ? ' (transcribe again)' : ''}`,
+      conflict: 'USE_EXISTING',
+      reuse: 'REJECT_DUPLICATE',
     };
   },
 

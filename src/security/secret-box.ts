@@ -2,8 +2,10 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 // Tenant-provided secrets (webhook secret, provider api_keys) and the JWT signing keys at rest: AES-256-GCM under
 // SECRETS_KEY. Sealed form: `<version>.<iv>.<tag>.<ciphertext>`, each part base64url.
-//   v2  bound to a context (additional authenticated data, e.g. `tenant:<id>:post_meeting_webhook.secret`): it opens
-//       only with that same context, so a value copied to another row or field does not open there.
+//   v2  bound to a context (additional authenticated data, `sealedContext(kind, id, field)`: a tenant's secret
+//       `tenant:<id>:post_meeting_webhook.secret`, a signing key's `signing_key:<kid>:private_jwk`, a recording's
+//       notification link `recording:<id>:source`): it opens only with that same context, so a value copied to another
+//       row or field does not open there.
 //   v1  the earlier form, sealed without a context. Migration 20261125-sealed-secrets-ad re-sealed every stored one
 //       as v2; code that names a context cannot open a v1 value (its empty context does not match), so a v1 value
 //       restored from an old backup into some row does not open either.
@@ -82,10 +84,16 @@ export class SecretBox {
   }
 }
 
-/** `****` + the last 4 characters; secrets shorter than 8 characters become `********` (nothing revealed). */
+/**
+ * The one way a sealed value is bound to its row and field: the context `<kind>:<row id>:<field>` every caller passes
+ * to `seal` and `open`.
+ */
+export const sealedContext = (kind: 'tenant' | 'signing_key' | 'recording', id: string, field: string): string => `${kind}:${id}:${field}`;
+
 /** Whether a stored value is still in the unbound v1 form (the re-sealing migration converts those). */
 export const isUnboundSealed = (sealed: string): boolean => sealed.startsWith(`${UNBOUND}.`);
 
+/** `****` + the last 4 characters; secrets shorter than 8 characters become `********` (nothing revealed). */
 export function maskSecret(secret: string): string {
   const chars = Array.from(secret);
   if (chars.length < 8) return '********';

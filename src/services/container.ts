@@ -48,6 +48,8 @@ export interface Core {
   orchestrator: TemporalRecordingOrchestrator;
   /** Workflow starts recorded with the change that implies them (DECISIONS §15); relayed by this process too. */
   handovers: Handovers;
+  /** SECRETS_KEY: tenant secrets and the notification links kept with recordings, sealed at rest. */
+  secretBox: SecretBox;
   tenants: TenantService;
   rooms: RoomService;
   /** Transcription providers and AI analysers (DECISIONS §9), from the operator's settings. */
@@ -62,7 +64,8 @@ export interface Services extends AppDeps, Core {}
  * timer, a recording stopped at its duration limit) reach the API processes' sockets through the same bus.
  */
 export async function createCore(config: Config, logger: Logger, databaseUrl: string, options: { busPoolSize?: number } = {}): Promise<Core> {
-  const orm: Orm = await openDatabase(databaseUrl, logger, new SecretBox(config.secretsKey));
+  const secretBox = new SecretBox(config.secretsKey);
+  const orm: Orm = await openDatabase(databaseUrl, logger, secretBox);
   const s3 = createS3Client(config.s3);
   const store = new S3ObjectStore(s3, config.s3);
   const provider = createHttpUpstreamAdapter({ baseUrl: config.upstream.apiUrl, apiKey: config.upstream.apiKey });
@@ -79,7 +82,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
   relay.start();
   const sessions = new RealtimeRoomSessions({ bus: roomBus, timer: emptyRoomTimer });
   const tenants = new TenantService({
-    secretBox: new SecretBox(config.secretsKey),
+    secretBox,
     production: config.nodeEnv === 'production',
     handovers,
     sessions,
@@ -101,6 +104,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
     sessions,
     orchestrator,
     handovers,
+    secretBox,
     tenants,
     rooms,
     providers,
@@ -118,8 +122,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
 /** The api role's services: the core plus tokens, participants, recordings and the readiness checks. */
 export async function createServices(config: Config, logger: Logger, databaseUrl: string): Promise<Services> {
   const core = await createCore(config, logger, databaseUrl);
-  const { orm, s3, tenants, rooms, events, sessions, provider, store, orchestrator, providers, handovers, logger: log } = core;
-  const secretBox = new SecretBox(config.secretsKey);
+  const { orm, s3, tenants, rooms, events, sessions, provider, store, orchestrator, providers, handovers, secretBox, logger: log } = core;
   const keyPolicy = keyRotationPolicy(config.tokens);
   const keys = await loadSigningKeys(orm.em.fork(), secretBox, keyPolicy);
   const tokens = new TokenService({ keys, issuer: config.tokens.issuer, audience: config.tokens.audience });
@@ -135,6 +138,7 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     events,
     tenants,
     logger,
+    secretBox,
   });
   const writer = new ParticipantWriter({ databaseUrl, logger });
   const participants = new ParticipantService({

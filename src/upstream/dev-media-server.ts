@@ -64,6 +64,11 @@ export interface SeedRecordingInput {
   status?: 'recording' | 'processing' | 'ready' | 'failed';
   /** Send `recording.ready` for a seeded ready recording, default false (a notification the API never got). */
   notify?: boolean;
+  /**
+   * Known only to its notification (DECISIONS §7: imports, other regions, webhook-only integrations): the REST API
+   * answers 404 for it and does not list it, its media link works. Default false.
+   */
+  unlisted?: boolean;
 }
 
 export interface DevMediaServer {
@@ -77,8 +82,11 @@ export interface DevMediaServer {
   listRecordings(meetingId?: string): WireRecording[];
   /** A media link for a recording, expiring at `expiresAt` (default: the configured lifetime from now). */
   mediaUrl(id: string, expiresAt?: Date): string;
-  /** The notification for a ready recording, exactly as sent: raw body and `X-Upstream-Signature` value. */
-  notificationFor(id: string): { body: string; signature: string };
+  /**
+   * The notification for a ready recording, exactly as sent: raw body and `X-Upstream-Signature` value. `urlExpiresAt`
+   * dates its media link (an expired link, to exercise the fallback to the REST API).
+   */
+  notificationFor(id: string, options?: { urlExpiresAt?: Date }): { body: string; signature: string };
   /** Delivers the notification of a ready recording now (with retries); true when a receiver answered 2xx. */
   sendNotification(id: string, url?: string): Promise<boolean>;
   /** The scripted transcript the transcription endpoint returns for a stopped recording's file. */
@@ -146,7 +154,7 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
     return promise;
   };
 
-  const notification = (recording: DevRecording): RecordingReadyNotification => {
+  const notification = (recording: DevRecording, urlExpiresAt?: Date): RecordingReadyNotification => {
     if (recording.status !== 'ready') {
       throw new HttpError(409, 'not_ready', `recording ${recording.id} is ${recording.status}, not ready`);
     }
@@ -155,7 +163,7 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
       type: 'recording.ready',
       recording_id: wire.id,
       meeting_id: wire.meeting_id,
-      url: wire.url as string,
+      url: urlExpiresAt ? signer.sign(publicUrl, recording.id, urlExpiresAt) : (wire.url as string),
       duration_seconds: wire.duration_seconds as number,
       size_bytes: wire.size_bytes as number,
       content_type: wire.content_type as string,
@@ -284,14 +292,15 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
     }
     if (path === '/v1/recordings' && method === 'GET') {
       const meetingId = url.searchParams.get('meeting_id') ?? undefined;
-      return sendJson(res, 200, { recordings: book.list(meetingId).map(toWire) });
+      return sendJson(res, 200, { recordings: book.list(meetingId).filter((r) => !r.unlisted).map(toWire) });
     }
     if ((match = /^\/v1\/recordings\/([^/]+)\/stop$/.exec(path)) && method === 'POST') {
       await readJsonObject(req, JSON_BODY_LIMIT);
+      book.requireListed(decodeURIComponent(match[1]));
       return sendJson(res, 200, toWire(stopRecording(decodeURIComponent(match[1]))));
     }
     if ((match = /^\/v1\/recordings\/([^/]+)$/.exec(path)) && method === 'GET') {
-      return sendJson(res, 200, toWire(book.require(decodeURIComponent(match[1]))));
+      return sendJson(res, 200, toWire(book.requireListed(decodeURIComponent(match[1]))));
     }
     if (path === '/v1/audio/transcriptions' && method === 'POST') {
       return handleTranscription(req, res, {
@@ -364,6 +373,7 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
       if (status !== 'recording') book.stop(recording.id, new Date());
       if (status === 'ready' || status === 'failed') book.finish(recording.id);
       if (status === 'processing') scheduleFinish(recording);
+      if (input.unlisted) book.unlist(recording.id);
       if (status === 'ready' && input.notify) void notify(recording);
       return toWire(recording);
     },
@@ -377,8 +387,8 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
     mediaUrl(id, expiresAt = new Date(Date.now() + ttlSeconds * 1000)) {
       return signer.sign(publicUrl, book.require(id).id, expiresAt);
     },
-    notificationFor(id) {
-      return notificationRequest(notification(book.require(id)), options.webhookSecret);
+    notificationFor(id, notificationOptions) {
+      return notificationRequest(notification(book.require(id), notificationOptions?.urlExpiresAt), options.webhookSecret);
     },
     sendNotification(id, target) {
       return notify(book.require(id), target ?? options.notifyUrl);

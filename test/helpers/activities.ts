@@ -7,7 +7,7 @@ import { LocalEventBus } from '../../src/events/domain-events.ts';
 import type { TestApp } from './test-app.ts';
 
 export function testActivities(t: TestApp, overrides: Partial<ActivityDeps> = {}) {
-  const { orm, store, provider, logger, tenants, rooms, providers, handovers } = t.services;
+  const { orm, store, provider, logger, tenants, rooms, providers, handovers, secretBox } = t.services;
   return createActivities({
     orm,
     store,
@@ -20,6 +20,8 @@ export function testActivities(t: TestApp, overrides: Partial<ActivityDeps> = {}
     providers,
     handovers,
     webhooks: webhookSettings(t.config),
+    secretBox,
+    postMeetingRetryWindowSeconds: t.config.postMeetingRetryWindowSeconds,
     ...overrides,
   });
 }

@@ -39,6 +39,15 @@ test('INGEST_RETRY_WINDOW: 24 h by default, units accepted, nonsense and extreme
   expect(() => loadConfig({ INGEST_RETRY_WINDOW: '90d' })).toThrow(/INGEST_RETRY_WINDOW/);
 });
 
+test('POST_MEETING_RETRY_WINDOW: 30 min by default, units accepted, nonsense and extremes refused (DECISIONS §9)', () => {
+  expect(loadConfig({}).postMeetingRetryWindowSeconds).toBe(1800);
+  expect(loadConfig({ POST_MEETING_RETRY_WINDOW: '2h' }).postMeetingRetryWindowSeconds).toBe(7200);
+  expect(() => loadConfig({ POST_MEETING_RETRY_WINDOW: 'later' })).toThrow(/POST_MEETING_RETRY_WINDOW/);
+  expect(loadConfig({ POST_MEETING_RETRY_WINDOW: '10s' }).postMeetingRetryWindowSeconds).toBe(10); // the floor: tests use it
+  expect(() => loadConfig({ POST_MEETING_RETRY_WINDOW: '5s' })).toThrow(/POST_MEETING_RETRY_WINDOW/);
+  expect(() => loadConfig({ POST_MEETING_RETRY_WINDOW: '30d' })).toThrow(/POST_MEETING_RETRY_WINDOW/);
+});
+
 test('WEBHOOK_RETRY_DELAYS accepts units', () => {
   expect(loadConfig({ WEBHOOK_RETRY_DELAYS: '0,30s,2m,1h' }).webhookRetryDelays).toEqual([0, 30, 120, 3600]);
 });

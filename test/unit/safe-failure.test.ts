@@ -17,6 +17,14 @@ test('credential pairs and bearer tokens outside a URL are masked', () => {
   expect(redactSecrets('Authorization: Bearer cvn_live_123')).toBe('Authorization: Bearer [redacted]');
 });
 
+test('keys by their shape, as providers echo them in refusals, are masked', () => {
+  expect(redactSecrets('Incorrect API key provided: sk-proj-abc123DEF456. You can find your API key at https://x/keys')).toBe(
+    'Incorrect API key provided: [redacted key]. You can find your API key at https://x/keys',
+  );
+  expect(redactSecrets('bad key cvn_0123456789abcdef and whsec_abcdef012345')).toBe('bad key [redacted key] and [redacted key]');
+  expect(redactSecrets('openai answered HTTP 503: model overloaded (task-1)')).toBe('openai answered HTTP 503: model overloaded (task-1)');
+});
+
 test('safeFailure keeps type and retryability, drops the cause chain', () => {
   const cause = new Error('connect ECONNREFUSED for http://h/x?sig=1');
   const plain = safeFailure(Object.assign(new TypeError('fetch failed'), { cause }));

@@ -156,7 +156,7 @@ beforeEach(() => {
   requests = 0;
 });
 
-test('a provider answering 429 then 500 is retried on the bounded schedule (10 s, 20 s), then the transcript completes', async () => {
+test('a provider answering 429 then 500 is retried (10 s, 20 s, … capped at 5 min), then the transcript completes', async () => {
   script = [429, 500];
   const id = await queued();
   const wallStart = Date.now();
@@ -165,22 +165,26 @@ test('a provider answering 429 then 500 is retried on the bounded schedule (10 s
   expect(outcome).toMatchObject({ status: 'completed', segments: expect.any(Number) });
   expect(requests).toBe(3);
   expect(Date.now() - wallStart).toBeLessThan(30_000); // the 10 s + 20 s backoffs were skipped, not waited
-  expect(await transcribePolicy(id)).toEqual({ initialInterval: 10, backoffCoefficient: 2, maximumInterval: 300, maximumAttempts: 6 });
+  // No attempt limit: POST_MEETING_RETRY_WINDOW bounds the retries (DECISIONS §9).
+  expect(await transcribePolicy(id)).toEqual({ initialInterval: 10, backoffCoefficient: 2, maximumInterval: 300, maximumAttempts: 0 });
   const row = await reload(id);
   expect(row.status).toBe('completed');
   expect(row.content!.segments.length).toBeGreaterThan(0);
   expect(row.failureReason).toBeNull();
 }, 60_000);
 
-test('a provider that keeps answering 500 is given up after 6 attempts: failed, with the reason', async () => {
-  script = Array(20).fill(500);
+test('a provider that keeps answering 500 is given up when the 30 min retry window ends: failed, with the reason', async () => {
+  script = Array(40).fill(500);
   const id = await queued();
 
   await expect(run(id)).rejects.toThrow();
-  expect(requests).toBe(6); // maximumAttempts, after 10 + 20 + 40 + 80 + 160 s of (skipped) backoff
+  // Attempts at 0, 10, 30, 70, 150, 310 s, then every 5 min until one is made after the 30 min window (DECISIONS §9):
+  // the one at 1810 s, or (measured: the attempt's scheduled time is taken when its backoff begins) the one at 2110 s.
+  expect(requests).toBeGreaterThanOrEqual(11);
+  expect(requests).toBeLessThanOrEqual(12);
   const row = await reload(id);
   expect(row.status).toBe('failed');
-  expect(row.failureReason).toMatch(/500/);
+  expect(row.failureReason).toMatch(/^still failing when the retry window of 30 min ended; last failure: .*500/);
   expect(row.content).toBeNull();
 }, 60_000);
 

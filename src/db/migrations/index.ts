@@ -8,6 +8,8 @@ import { Migration20261123WebhookDeliveries } from './20261123-webhook-deliverie
 import { Migration20261123RateLimits } from './20261123-rate-limits.ts';
 import { Migration20261125Handover } from './20261125-handover.ts';
 import { Migration20261125SealedSecretsAd } from './20261125-sealed-secrets-ad.ts';
+import { Migration20261125RecordingSourceUrl } from './20261125-recording-source-url.ts';
+import { Migration20261125PostMeetingRuns } from './20261125-post-meeting-runs.ts';
 
 export const MIGRATIONS = [
   { name: '20261121-initial', class: Migration20261121Initial },
@@ -19,4 +21,6 @@ export const MIGRATIONS = [
   { name: '20261123-rate-limits', class: Migration20261123RateLimits },
   { name: '20261125-handover', class: Migration20261125Handover },
   { name: '20261125-sealed-secrets-ad', class: Migration20261125SealedSecretsAd },
+  { name: '20261125-recording-source-url', class: Migration20261125RecordingSourceUrl },
+  { name: '20261125-post-meeting-runs', class: Migration20261125PostMeetingRuns },
 ];

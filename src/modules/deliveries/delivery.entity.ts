@@ -17,9 +17,11 @@ export const WebhookDeliverySchema = defineEntity({
       expression: 'create index "webhook_deliveries_tenant_index" on "webhook_deliveries" ("tenant_id", "created_at" desc, "id" desc)',
     },
     {
-      // One original delivery per recording: a repeated createWebhookDelivery finds it instead of making a second.
-      name: 'webhook_deliveries_recording_unique',
-      expression: 'create unique index "webhook_deliveries_recording_unique" on "webhook_deliveries" ("recording_id") where "resent_from" is null',
+      // One original delivery per recording and post-meeting run: a repeated createWebhookDelivery finds it instead of
+      // making a second; a re-run (DECISIONS §9) makes its own.
+      name: 'webhook_deliveries_recording_run_unique',
+      expression:
+        'create unique index "webhook_deliveries_recording_run_unique" on "webhook_deliveries" ("recording_id", "post_meeting_run") where "resent_from" is null',
     },
   ],
   properties: {
@@ -32,6 +34,8 @@ export const WebhookDeliverySchema = defineEntity({
     /** The endpoint as configured when the delivery was created (a re-send takes the current one). */
     url: p.string().length(2048),
     resentFrom: p.uuid().nullable(),
+    /** The post-meeting run whose result this delivery carries (1: the first; a re-run's is n ≥ 2). */
+    postMeetingRun: p.integer().default(1),
     attemptCount: p.integer().default(0),
     lastResponseStatusCode: p.integer().nullable(),
     nextAttemptAt: p.datetime().nullable(),

@@ -24,11 +24,14 @@ export interface DeliverySubject {
   roomId: string;
   recordingId: string | null;
   resentFrom?: string | null;
+  /** The post-meeting run whose result is delivered (DECISIONS §9 re-runs); 1 when absent. */
+  postMeetingRun?: number;
 }
 
 /**
  * The one creation function: a `pending` delivery to the tenant's CURRENT webhook URL, or null when the tenant has no
- * enabled webhook. An original delivery (not a re-send) exists once per recording: a repeat returns the first.
+ * enabled webhook. An original delivery (not a re-send) exists once per recording and post-meeting run: a repeat
+ * returns the first.
  */
 export async function createDelivery(
   em: EntityManager,
@@ -39,8 +42,10 @@ export async function createDelivery(
   const hook = tenant ? tenants.effectiveConfig(tenant).post_meeting_webhook : null;
   if (!hook?.enabled || !hook.url) return null;
   const resentFrom = subject.resentFrom ?? null;
+  const postMeetingRun = subject.postMeetingRun ?? 1;
+  const original = { recordingId: subject.recordingId, postMeetingRun, resentFrom: null };
   if (!resentFrom && subject.recordingId) {
-    const existing = await em.findOne(WebhookDeliverySchema, { recordingId: subject.recordingId, resentFrom: null });
+    const existing = await em.findOne(WebhookDeliverySchema, original);
     if (existing) return existing;
   }
   const delivery = em.create(WebhookDeliverySchema, {
@@ -52,6 +57,7 @@ export async function createDelivery(
     status: 'pending',
     url: hook.url,
     resentFrom,
+    postMeetingRun,
     attemptCount: 0,
     nextAttemptAt: new Date(),
   });
@@ -61,7 +67,7 @@ export async function createDelivery(
     // A concurrent first creation for this recording won: use its row.
     if (!(err instanceof UniqueConstraintViolationException) || !subject.recordingId) throw err;
     em.clear();
-    return em.findOne(WebhookDeliverySchema, { recordingId: subject.recordingId, resentFrom: null });
+    return em.findOne(WebhookDeliverySchema, original);
   }
   return delivery;
 }
@@ -129,6 +135,7 @@ export class DeliveryService {
         roomId: original.roomId,
         recordingId: original.recordingId ?? null,
         resentFrom: original.id,
+        postMeetingRun: original.postMeetingRun,
       });
       if (!delivery) throw new ApiError('INVALID_STATE', 'The post-meeting webhook is not configured or not enabled');
       await handovers.record(tx, deliveryStart(delivery, this.#deps.retryDelaysSeconds));

@@ -24,6 +24,11 @@ export const PostMeetingResultSchema = defineEntity({
     roomId: p.uuid(),
     /** `running` while the workflow works, `completed` once every step has finished (well or not). */
     status: p.string().length(16).$type<'running' | 'completed'>(),
+    /**
+     * Which run of post-meeting processing the row holds: 1 for the run ingestion started, n for the re-run
+     * `post-meeting-<recording>-<n>` (DECISIONS §9 "Outages and re-runs"). A re-run starts the row over.
+     */
+    run: p.integer().default(1),
     transcript: () => p.manyToOne(TranscriptSchema).nullable().deleteRule('set null'),
     summary: p.text().nullable(),
     actionItems: p.json<string[]>().nullable(),

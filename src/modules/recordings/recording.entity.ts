@@ -53,6 +53,12 @@ export const RecordingSchema = defineEntity({
     deletedAt: p.datetime().nullable(),
     /** When retention removed the stored objects. */
     purgedAt: p.datetime().nullable(),
+    /**
+     * The notification's temporary download link with its content type and size (DECISIONS §7), sealed with
+     * SECRETS_KEY (src/modules/recordings/recording-source.ts): the transfer activity reads it, so the link never
+     * enters workflow history. Cleared once the file is stored.
+     */
+    sourceSealed: p.text().nullable(),
     /** Why ingestion failed, for operators (never shown through the API). */
     failureReason: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),

@@ -86,6 +86,10 @@ export function recordingRoutes(deps: { recordings: RecordingService; em: () => 
       const r = await recordings.recover(em(), principal, params.id);
       return { status: 200, body: { data: { id: r.id, status: 'processing', message: 'Reprocessing initiated' } } };
     }),
+    rerunPostMeeting: handler<'rerunPostMeeting'>(async ({ params, body }, principal) => {
+      const started = await recordings.rerunPostMeeting(em(), principal, params.id, body ?? {});
+      return { status: 202, body: { recording_id: started.recording.id, run: started.run, workflow_id: started.workflowId, status: 'started' } };
+    }),
     deleteRecording: handler<'deleteRecording'>(async ({ params }, principal) => {
       const r = await recordings.softDelete(em(), principal, params.id);
       return { status: 200, body: { data: { id: r.id, deleted: true, deleted_at: r.deletedAt!.toISOString() } } };

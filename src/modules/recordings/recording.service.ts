@@ -6,6 +6,7 @@ import type { DomainEventPublisher } from '../../events/domain-events.ts';
 import { ApiError, notFound } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
 import { downloadFileName } from '../../storage/keys.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import type { Handovers } from '../../handover/handover.ts';
@@ -13,11 +14,14 @@ import { starts } from '../../handover/starts.ts';
 import type { RecordingOrchestrator } from '../../temporal/recording-orchestrator.ts';
 import { UpstreamError, type MediaProvider, type UpstreamRecording } from '../../upstream/media-provider.ts';
 import type { RecordingReadyNotification } from '../../upstream/protocol.ts';
+import { startPostMeetingOver } from '../post-meeting/post-meeting-rerun.ts';
+import { PostMeetingResultSchema } from '../post-meeting/post-meeting-result.entity.ts';
 import { roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
 import { RoomSchema, type Room } from '../rooms/room.entity.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
 import { stopRecording } from './recording-stop.ts';
+import { sealNotifiedSource } from './recording-source.ts';
 import { RecordingSchema, type Recording, type RecordingStatus } from './recording.entity.ts';
 
 export interface RecordingServiceDeps {
@@ -31,6 +35,8 @@ export interface RecordingServiceDeps {
   events: DomainEventPublisher;
   tenants: TenantService;
   logger: Logger;
+  /** Seals the notification's download link kept with the recording (DECISIONS §7). */
+  secretBox: SecretBox;
 }
 
 /** A download answer; `status` is the recording's, narrowed to what each answer can have. */
@@ -234,6 +240,39 @@ export class RecordingService {
     return recording;
   }
 
+  /**
+   * POST /recordings/{id}/post-meeting (DECISIONS §9 "Outages and re-runs"): a new post-meeting run, n = the result's
+   * run + 1. Only a recording whose file is stored (`ready`, `archived`) and whose last run has finished. The result row
+   * is started over as run n and the run's hand-over recorded in one transaction (DECISIONS §15): the answer comes once
+   * both have committed, whether or not Temporal is reachable. A second request for the same n (sent before it could see
+   * the first's run) gets the same run: its id is derived from n.
+   */
+  async rerunPostMeeting(
+    em: EntityManager,
+    principal: Principal,
+    id: string,
+    options: { retranscribe?: boolean } = {},
+  ): Promise<{ recording: Recording; run: number; workflowId: string }> {
+    const recording = await this.get(em, principal, id);
+    if ((recording.status !== 'ready' && recording.status !== 'archived') || !recording.objectKey) {
+      throw new ApiError('INVALID_STATE', `Only a ready or archived recording can be processed again (this one is ${recording.status})`);
+    }
+    const result = await em.findOne(PostMeetingResultSchema, { recording: recording.id, tenant: recording.tenant.id });
+    if (!result || result.status !== 'completed') throw stillRunning();
+    const run = result.run + 1;
+    const retranscribe = options.retranscribe ?? false;
+    const start = starts.postMeetingRerun({ recordingId: recording.id, tenantId: recording.tenant.id, room: recording.room, run, retranscribe });
+    await this.#deps.handovers.transaction(em, async (tx) => {
+      if (!(await startPostMeetingOver(tx, recording.id, run, retranscribe))) {
+        // Another request started run n first (same run, same id: recording it again starts nothing new), or a later one.
+        const now = await tx.findOne(PostMeetingResultSchema, { recording: recording.id }, { refresh: true });
+        if (now?.run !== run) throw stillRunning();
+      }
+      await this.#deps.handovers.record(tx, start);
+    });
+    return { recording, run, workflowId: start.workflowId };
+  }
+
   async softDelete(em: EntityManager, principal: Principal, id: string): Promise<Recording> {
     const recording = await this.get(em, principal, id);
     recording.deleted = true;
@@ -243,8 +282,9 @@ export class RecordingService {
   }
 
   /**
-   * The provider's `recording.ready` (signature already verified): import the recording when unknown, then start its
-   * ingestion. A duplicate notification starts nothing new (the workflow id is the recording's).
+   * The provider's `recording.ready` (signature already verified): import the recording when unknown, keep the
+   * notification's download link sealed with it, and hand its ingestion over. A duplicate notification starts nothing new
+   * (the workflow id is the recording's); its link, the newest, replaces the one kept.
    */
   async acceptReady(em: EntityManager, notification: RecordingReadyNotification): Promise<Recording> {
     const room = await em.findOne(RoomSchema, { id: notification.meeting_id });
@@ -274,8 +314,13 @@ export class RecordingService {
         stoppedByProvider = true;
       }
       if (found.status === 'ready' || found.status === 'archived' || found.purgedAt) return found;
-      // Ids only: the notification's signed link is not passed on; the workflow's transfer activity asks the provider
-      // for a fresh one at each attempt, so the link never lands in a workflow history (DECISIONS §13).
+      // DECISIONS §7: the notification's link is where the file comes from. Sealed in the row (bound to this recording),
+      // in the same transaction as the ingestion's hand-over, and read by the transfer activity: the workflow gets ids
+      // only, so the link never lands in a workflow history (DECISIONS §13).
+      found.sourceSealed = sealNotifiedSource(this.#deps.secretBox, found.id, notification);
+      // The provider's final figure, as its REST API would give it to the transfer (our stop time is only an estimate).
+      found.durationSeconds = notification.duration_seconds;
+      await tx.flush();
       const subject = { recordingId: found.id, tenantId: room.tenant.id, room, upstreamRecordingId: notification.recording_id };
       await this.#deps.handovers.record(tx, this.#ingestion(subject));
       return found;
@@ -332,3 +377,5 @@ function providerFailure(err: unknown): Error {
 }
 
 const inProgress = () => new ApiError('RECORDING_IN_PROGRESS', 'The room is already being recorded');
+const stillRunning = () =>
+  new ApiError('INVALID_STATE', 'Post-meeting processing of this recording is still running; re-run it once it has finished');

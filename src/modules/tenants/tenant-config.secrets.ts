@@ -1,5 +1,5 @@
 import type { SecretBox } from '../../security/secret-box.ts';
-import { maskSecret } from '../../security/secret-box.ts';
+import { maskSecret, sealedContext } from '../../security/secret-box.ts';
 import type { PostMeetingWebhookConfig, StoredTenantConfig } from './tenant-config.ts';
 
 // The three secrets a tenant gives us inside its config. They are sealed at rest, bound to their tenant and field
@@ -23,7 +23,7 @@ export function mapConfigSecrets<T extends StoredTenantConfig>(config: T, f: Sec
 }
 
 /** The associated data a tenant's secret is sealed with: its tenant and its field. */
-export const secretContext = (tenantId: string, field: string) => `tenant:${tenantId}:${field}`;
+export const secretContext = (tenantId: string, field: string) => sealedContext('tenant', tenantId, field);
 
 export const sealConfig = <T extends StoredTenantConfig>(config: T, box: SecretBox, tenantId: string) =>
   mapConfigSecrets(config, (s, field) => box.seal(s, secretContext(tenantId, field)));

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { components } from '../../../generated/openapi.ts';
 import { handler, type Handlers } from '../../http/handler.ts';
+import { redactSecrets } from '../../security/redact.ts';
 import type { Transcript } from './transcript.entity.ts';
 import type { TranscriptService } from './transcript.service.ts';
 
@@ -14,9 +15,19 @@ export function transcriptView(t: Transcript): Schemas['Transcript'] {
     status: t.status,
     provider: t.provider,
     content: t.status === 'completed' && t.content ? { segments: t.content.segments } : null,
+    failure_reason: failureReasonOf(t),
     created_at: t.createdAt.toISOString(),
     completed_at: t.completedAt ? t.completedAt.toISOString() : null,
   };
+}
+
+/**
+ * Why a failed transcript failed (DECISIONS §9), null otherwise. Stored reasons are redacted when written; redacted
+ * again here, so no row written before that (or by another path) can show a signed URL or a key.
+ */
+export function failureReasonOf(t: Transcript): string | null {
+  if (t.status !== 'failed') return null;
+  return redactSecrets(t.failureReason ?? 'the transcription failed (no reason was recorded)').slice(0, 2000);
 }
 
 // Thin handlers: read the typed input, call the service (which checks access), shape the answer as the spec says.
@@ -42,7 +53,14 @@ export function transcriptRoutes(deps: { transcripts: TranscriptService; em: () 
       return {
         status: 200,
         body: {
-          data: list.map((t) => ({ id: t.id, recording_id: t.recording.id, status: t.status, provider: t.provider, created_at: t.createdAt.toISOString() })),
+          data: list.map((t) => ({
+            id: t.id,
+            recording_id: t.recording.id,
+            status: t.status,
+            provider: t.provider,
+            failure_reason: failureReasonOf(t),
+            created_at: t.createdAt.toISOString(),
+          })),
         },
       };
     }),

@@ -24,6 +24,11 @@ export interface DevRecording {
   fixedDurationSeconds: number | null;
   /** Processing ends in `failed` instead of `ready` (to exercise failure paths). */
   failProcessing: boolean;
+  /**
+   * Known only to its notification (an import, another region, a webhook-only integration, DECISIONS §7): the REST
+   * API answers 404 for it and does not list it; its media link works.
+   */
+  unlisted?: boolean;
 }
 
 export interface NewRecording {
@@ -95,6 +100,21 @@ export class RecordingBook {
   require(id: string): DevRecording {
     const recording = this.#recordings.get(id);
     if (!recording) throw new HttpError(404, 'not_found', `no recording ${id}`);
+    return recording;
+  }
+
+  /** Marks a recording as known to its notification only (see DevRecording.unlisted). */
+  unlist(id: string): DevRecording {
+    const recording = this.require(id);
+    recording.unlisted = true;
+    this.#save();
+    return recording;
+  }
+
+  /** What the REST API shows: listed recordings only (404 for the others). */
+  requireListed(id: string): DevRecording {
+    const recording = this.require(id);
+    if (recording.unlisted) throw new HttpError(404, 'not_found', `no recording ${id}`);
     return recording;
   }
 

@@ -1,5 +1,5 @@
 // Fault test (issue 19, DECISIONS §15): Temporal is unreachable while a room is created, the provider's recording.ready
-// arrives, a recording is synced and a delivery re-sent. Each request commits its change with the hand-over of its workflow and answers as usual; when a
+// arrives, a recording is synced, a delivery re-sent and a post-meeting result re-run (issue 20). Each request commits its change with the hand-over of its workflow and answers as usual; when a
 // relay can reach Temporal (another process's: here one started by the test, with a worker on the same queue), every
 // recorded run starts, exactly once, and does its work: the notified and the synced recordings become `ready` with one
 // object each and their webhooks, like the re-sent one, reach the receiver once; the room's empty-room timer runs.
@@ -8,6 +8,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { randomUUID } from 'node:crypto';
 import { createDelivery } from '../../../src/modules/deliveries/delivery.service.ts';
 import { WebhookDeliverySchema } from '../../../src/modules/deliveries/delivery.entity.ts';
+import { PostMeetingResultSchema } from '../../../src/modules/post-meeting/post-meeting-result.entity.ts';
 import { RecordingSchema } from '../../../src/modules/recordings/recording.entity.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../../src/upstream/dev-media-server.ts';
 import { createHttpUpstreamAdapter } from '../../../src/upstream/http-upstream-adapter.ts';
@@ -100,7 +101,24 @@ test('room creation, Sync and re-send with Temporal down: answered, recorded, th
   expect(resent.status).toBe(202);
   const copyId = resent.body.data.id as string;
 
-  const ids = [emptyRoomWorkflowId(room.id), recordingIngestWorkflowId(notifiedId), recordingIngestWorkflowId(syncedId), webhookDeliveryWorkflowId(copyId)];
+  // Post-meeting re-run: 202 once the result row is started over as run 2 and the run's start is committed with it.
+  const { recordingId: rerunId } = await processedRecording(t, tenant, room.id);
+  const rerun = await t.request.post(`/api/v1/recordings/${rerunId}/post-meeting`).set(tenant.auth).send({});
+  expect(rerun.status).toBe(202);
+  expect(rerun.body).toEqual({ recording_id: rerunId, run: 2, workflow_id: postMeetingWorkflowId(rerunId, 2), status: 'started' });
+  expect(await t.services.orm.em.fork().findOneOrFail(PostMeetingResultSchema, { recording: rerunId })).toMatchObject({ run: 2, status: 'running', summary: null });
+  // A request that finds run 2 under way is refused (racing requests for the same n get the same run instead).
+  const again = await t.request.post(`/api/v1/recordings/${rerunId}/post-meeting`).set(tenant.auth).send({});
+  expect(again.status).toBe(400);
+  expect(again.body.error.code).toBe('INVALID_STATE');
+
+  const ids = [
+    emptyRoomWorkflowId(room.id),
+    recordingIngestWorkflowId(notifiedId),
+    recordingIngestWorkflowId(syncedId),
+    webhookDeliveryWorkflowId(copyId),
+    postMeetingWorkflowId(rerunId, 2),
+  ];
   for (const id of ids) expect(await handoverRows(t.services.orm, id)).toEqual([expect.objectContaining({ workflow_id: id, started: false })]);
 
   // Temporal reachable again (for a relay of another process, and a worker on the queue): everything recorded starts.
@@ -130,13 +148,32 @@ test('room creation, Sync and re-send with Temporal down: answered, recorded, th
     expect(await (await startedRun(temporal, webhookDeliveryWorkflowId(deliveryId))).result()).toEqual({ status: 'succeeded', attempts: 1 });
     deliveryIds.push(deliveryId);
   }
-  await receiver.waitFor(3);
-  // Each arrived once: the re-send and the two ingested recordings' webhooks (the processed recording's original was
-  // never started: it was made by hand, above).
+  // The re-run: its own delivery (run 2), handed over by its completion.
+  const rerunOutcome = (await (await startedRun(temporal, postMeetingWorkflowId(rerunId, 2))).result()) as { status: string; deliveryId: string };
+  expect(rerunOutcome).toMatchObject({ status: 'completed', deliveryId: expect.any(String) });
+  expect(await (await startedRun(temporal, webhookDeliveryWorkflowId(rerunOutcome.deliveryId))).result()).toEqual({ status: 'succeeded', attempts: 1 });
+  expect(await t.services.orm.em.fork().findOneOrFail(WebhookDeliverySchema, { id: rerunOutcome.deliveryId })).toMatchObject({ postMeetingRun: 2 });
+  deliveryIds.push(rerunOutcome.deliveryId);
+  await receiver.waitFor(4);
+  // Each arrived once: the re-send, the two ingested recordings' webhooks and the re-run's (the processed recordings'
+  // originals were never started: they were made by hand, above).
   expect(receiver.received.map((r) => r.headers['x-convene-delivery']).sort()).toEqual(deliveryIds.sort());
   for (const id of ids) {
     expect(await handoverRows(t.services.orm, id)).toEqual([expect.objectContaining({ started: true })]);
     expect(await listRunsUntil(temporal, `WorkflowId = "${id}"`, (found) => found.length > 0)).toHaveLength(1);
   }
+
+  // The re-run's hand-over relayed a second time (a relay that died after starting, before marking it) finds the
+  // closed run and starts nothing: still one run, no second webhook.
+  const rerunWorkflowId = postMeetingWorkflowId(rerunId, 2);
+  await t.services.orm.em.fork().execute('update workflow_handovers set started_at = null, next_attempt_at = now() where workflow_id = ?', [rerunWorkflowId]);
+  const begun = Date.now();
+  while (!(await handoverRows(t.services.orm, rerunWorkflowId))[0]?.started) {
+    if (Date.now() - begun > 60_000) throw new Error(`${rerunWorkflowId} was not relayed again within 60 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  expect(await listRunsUntil(temporal, `WorkflowId = "${rerunWorkflowId}"`, (found) => found.length > 0)).toHaveLength(1);
+  expect(await t.services.orm.em.fork().count(WebhookDeliverySchema, { recordingId: rerunId })).toBe(1);
+  expect(receiver.received).toHaveLength(4);
   await temporal.workflow.getHandle(emptyRoomWorkflowId(room.id)).terminate('test over');
 }, 240_000);

@@ -1,0 +1,19 @@
+// The retry window of a post-meeting step (DECISIONS §9 "Outages and re-runs"): transient provider failures (5xx, 429,
+// timeouts, connection errors) are retried by the workflow's policy until POST_MEETING_RETRY_WINDOW has passed since
+// the step's first attempt; a failure after that is made permanent, with the last failure as its reason. The same rule
+// as ingestion's INGEST_RETRY_WINDOW (DECISIONS §7, src/activities/recordings.ts).
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { formatWindow } from '../../workflows/shared.ts';
+
+/**
+ * What the activity throws for `err`: a non-retryable failure as it is; a retryable one as it is while the window lasts,
+ * else a non-retryable failure of `type` saying the window ended. Both instants are the Temporal server's, so the
+ * window is measured in workflow time (skipped in time-skipping tests).
+ */
+export function failureWithinWindow(err: unknown, retryWindowSeconds: number, type: string): unknown {
+  if (err instanceof ApplicationFailure && err.nonRetryable) return err;
+  const { scheduledTimestampMs, currentAttemptScheduledTimestampMs } = Context.current().info;
+  if (currentAttemptScheduledTimestampMs - scheduledTimestampMs < retryWindowSeconds * 1000) return err;
+  const last = err instanceof Error ? err.message : String(err);
+  return ApplicationFailure.nonRetryable(`still failing when the retry window of ${formatWindow(retryWindowSeconds)} ended; last failure: ${last}`, type);
+}
