@@ -5,16 +5,91 @@
 // signals a workflow from the API lives beside this file (recording-orchestrator, transcription-orchestrator,
 // delivery-starter, tenant-purger), behind an interface the services depend on. Ids, signals and queries come from
 // workflows/shared.ts; the worker side is src/worker.ts with src/activities/ (createActivities).
-import { Client, Connection } from '@temporalio/client';
+import { InterceptingCall, ListenerBuilder, RequesterBuilder, status, type Interceptor } from '@grpc/grpc-js';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import type { Config } from '../config.ts';
 
 export interface TemporalClient {
   client: Client;
+  /** Stops retries, cancels the calls in flight, waits for each to end, then closes the connection. */
   close(): Promise<void>;
 }
 
 export function createTemporalClient(config: Config['temporal']): TemporalClient {
-  const connection = Connection.lazy({ address: config.address });
+  const calls = new ClosableCalls();
+  const connection = Connection.lazy({ address: config.address, interceptors: calls.interceptors() });
   const client = new Client({ connection, namespace: config.namespace });
-  return { client, close: () => connection.close() };
+  return {
+    client,
+    async close() {
+      await calls.drain();
+      await connection.close();
+    },
+  };
+}
+
+/**
+ * Every gRPC call of one connection, from its start to its final status (after the SDK's retries).
+ *
+ * Why: the SDK retries a call that failed with a retryable status (UNAVAILABLE …) from a timer. A call still waiting
+ * for a connection when the channel closes fails with UNAVAILABLE, and its retry timer then creates a call on the
+ * closed channel: "Channel has been shut down", thrown inside the timer, an uncaught exception (the caller's promise
+ * never settles). Neither Connection.close() nor an abort signal stops that timer, so close must first stop the
+ * retries and let every call end while the channel is still open (`drain`).
+ */
+export class ClosableCalls {
+  readonly #inFlight = new Map<InterceptingCall, Promise<void>>();
+  #closing = false;
+
+  /** The connection's interceptors: this tracker outermost, then the SDK's default retries (gated by close). */
+  interceptors(): Interceptor[] {
+    const retry = defaultGrpcRetryOptions();
+    return [
+      this.#track,
+      makeGrpcRetryInterceptor({
+        delayFunction: retry.delayFunction,
+        retryableDecider: (attempt, failed) => !this.#closing && retry.retryableDecider(attempt, failed),
+      }),
+    ];
+  }
+
+  /** No more retries; calls in flight are cancelled (a long poll would otherwise hold close) and awaited. */
+  async drain(): Promise<void> {
+    this.#closing = true;
+    while (this.#inFlight.size > 0) {
+      for (const call of this.#inFlight.keys()) call.cancelWithStatus(status.CANCELLED, 'Temporal connection closing');
+      // A call between two attempts (its retry timer pending) cannot be cancelled: its next attempt runs on the still
+      // open channel, is not retried, and ends the call.
+      await Promise.allSettled([...this.#inFlight.values()]);
+    }
+  }
+
+  /** How many calls have not ended (tests). */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  readonly #track: Interceptor = (options, nextCall) => {
+    let ended!: () => void;
+    const done = new Promise<void>((resolve) => (ended = resolve));
+    const call: InterceptingCall = new InterceptingCall(
+      nextCall(options),
+      new RequesterBuilder()
+        .withStart((metadata, listener, next) => {
+          next(
+            metadata,
+            new ListenerBuilder()
+              .withOnReceiveStatus((final, nextStatus) => {
+                this.#inFlight.delete(call);
+                ended();
+                nextStatus(final);
+              })
+              .build(),
+          );
+        })
+        .build(),
+    );
+    this.#inFlight.set(call, done);
+    return call;
+  };
 }

@@ -1,7 +1,7 @@
 // What the recording tests need around the real app: the development media server (the provider), the app listening
 // on a real port (the media server POSTs its notifications there), and a real worker process (`node src/main.ts
 // worker`) on a task queue of this test file's own, so parallel test files never take each other's tasks.
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { RequestListener, Server } from 'node:http';
@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { recordingIngestWorkflowId } from '../../workflows/shared.ts';
 import { startDevMediaServer, type DevMediaServer, type DevMediaServerOptions } from '../../src/upstream/dev-media-server.ts';
 import { createHttpServer } from '../../src/http/server.ts';
+import { createTemporalClient } from '../../src/temporal/client.ts';
 import { startedRun } from './handovers.ts';
 import { createTestApp, type TestApp } from './test-app.ts';
 
@@ -59,8 +60,9 @@ export async function createRecordingStack(options: { media?: Partial<DevMediaSe
   };
   const t = await createTestApp(env);
   handler = t.app;
-  const connection = await Connection.connect({ address: t.config.temporal.address });
-  const temporal = new Client({ connection, namespace: t.config.temporal.namespace });
+  // The app's own kind of client: its close ends the calls in flight before the channel closes (src/temporal/client.ts).
+  const temporalClient = createTemporalClient(t.config.temporal);
+  const temporal = temporalClient.client;
   const workers = new Set<WorkerProcess>();
   const workerEnv: Record<string, string> = {
     ...pick(process.env, ['PATH', 'HOME', 'S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'TEMPORAL_ADDRESS']),
@@ -87,7 +89,7 @@ export async function createRecordingStack(options: { media?: Partial<DevMediaSe
     async close() {
       for (const worker of workers) await worker.stop();
       await media.stop();
-      await connection.close();
+      await temporalClient.close();
       await t.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -5,7 +5,6 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import supertest from 'supertest';
 import { startPostgres, type PostgresServer } from '../../../scripts/stack/postgres.ts';
@@ -14,6 +13,7 @@ import { loadConfig } from '../../../src/config.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { createDelivery } from '../../../src/modules/deliveries/delivery.service.ts';
 import { TemporalDeliveryStarter } from '../../../src/temporal/delivery-starter.ts';
+import { createTemporalClient, type TemporalClient } from '../../../src/temporal/client.ts';
 import { createServices, type Services } from '../../../src/services/container.ts';
 import { ensureBuckets } from '../../../src/storage/s3-client.ts';
 import { webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
@@ -32,7 +32,7 @@ let dataDir: string;
 let postgres: PostgresServer;
 let databaseUrl: string;
 let receiver: WebhookReceiver;
-let temporal: { client: Client; connection: Connection };
+let temporal: TemporalClient;
 const env: Record<string, string> = {};
 
 /** The real app on the private PostgreSQL: what createTestApp builds, minus the harness database. */
@@ -64,13 +64,13 @@ beforeAll(async () => {
     WEBHOOK_RETRY_DELAYS: SCHEDULE.join(','),
     WEBHOOK_TIMEOUT_MS: '2000',
   });
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS });
-  temporal = { connection, client: new Client({ connection }) };
+  // Its close ends the calls in flight before the channel closes (src/temporal/client.ts).
+  temporal = createTemporalClient({ address: process.env.TEMPORAL_ADDRESS!, namespace: 'default', taskQueue });
 }, 60_000);
 
 afterAll(async () => {
   await receiver?.close();
-  await temporal?.connection.close();
+  await temporal?.close();
   await postgres?.stop();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
