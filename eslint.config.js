@@ -1,5 +1,5 @@
 // ESLint (flat config) with typescript-eslint's type-aware parser: the rules a reviewer should never have to check by
-// eye (ARCHITECTURE habit 2). `npm run lint`; `npm test` runs it before tsc with --max-warnings 0.
+// eye (docs/architecture.md habit 2). `npm run lint`; `npm test` runs it before tsc with --max-warnings 0.
 //
 // 1. Everywhere the tsconfig reaches: a promise is awaited, returned, or handed to `void` on purpose. A floating
 //    promise is a rejection nobody hears (an unhandled rejection kills the process) or work that races shutdown.

@@ -1,4 +1,4 @@
-// Benchmark (not a test): the `builtin` analyser on the meeting corpus (test/fixtures/meetings, DECISIONS §9). Prints
+// Benchmark (not a test): the `builtin` analyser on the meeting corpus (test/fixtures/meetings, docs/decisions.md §9). Prints
 // precision, recall and F1 of the action items per meeting and for the tuned and held-out sets, and whether each
 // summary names the meeting's topics without small talk. Deterministic, no network, well under a second.
 //

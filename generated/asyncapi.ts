@@ -199,7 +199,7 @@ export interface components {
             ended_at: components["schemas"]["Timestamp"] | null;
             /** @description From `started_at` to `ended_at` (to the payload's `timestamp` while the room is still active). */
             duration_seconds: number;
-            /** @description Participants added to the room and not removed (DECISIONS §10). */
+            /** @description Participants added to the room and not removed (docs/decisions.md §10). */
             participant_count: number;
         };
         WebhookRecording: {

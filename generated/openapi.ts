@@ -72,7 +72,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Counters and histograms in the Prometheus text exposition format (DECISIONS §12): HTTP requests by
+         * @description Counters and histograms in the Prometheus text exposition format (docs/decisions.md §12): HTTP requests by
          *     operationId and status with latency histograms, open WebSockets, room events, workflow starts, outgoing
          *     webhook attempts by outcome, transcription and AI durations. docs/metrics.md lists every metric.
          *
@@ -287,7 +287,7 @@ export interface paths {
          *     any tenant id may be used and an unknown one is `404 NOT_FOUND`. Generated clients that send their one
          *     configured key in every API-key header (typescript-fetch sends it as both `X-API-Key` and `X-Admin-Key`)
          *     work with either key: an `X-Admin-Key` equal to the `X-API-Key` beside it counts as the admin key only if it
-         *     is the admin key, and otherwise as the tenant's API key (DECISIONS §12).
+         *     is the admin key, and otherwise as the tenant's API key (docs/decisions.md §12).
          */
         patch: operations["updateTenant"];
         trace?: never;
@@ -829,7 +829,7 @@ export interface paths {
         put?: never;
         /**
          * Run post-meeting processing of a recording again
-         * @description Starts a new post-meeting run for the recording (DECISIONS §9 "Outages and re-runs"): it transcribes again
+         * @description Starts a new post-meeting run for the recording (docs/decisions.md §9 "Outages and re-runs"): it transcribes again
          *     unless a completed transcript of the recording exists (or `retranscribe` is true), summarises, and sends a new
          *     `meeting.recording_ready` delivery when the tenant's post-meeting webhook is enabled. Use it to turn a result
          *     with `errors[]` (a provider that was down, a key that was wrong) into a complete one. The recording must be
@@ -857,7 +857,7 @@ export interface paths {
         };
         /**
          * Get the latest transcript of a recording
-         * @description The newest `completed` transcript of the recording, else the newest one whatever its status (DECISIONS §9). None yet is `404 NOT_FOUND`.
+         * @description The newest `completed` transcript of the recording, else the newest one whatever its status (docs/decisions.md §9). None yet is `404 NOT_FOUND`.
          */
         get: operations["getRecordingTranscript"];
         put?: never;
@@ -924,7 +924,7 @@ export interface paths {
         };
         /**
          * List the transcripts of a room's recordings
-         * @description The transcripts post-meeting processing made for the room's (not deleted) recordings, newest first (DECISIONS §9; a transcript queued with Queue Transcription is not listed). Not paginated.
+         * @description The transcripts post-meeting processing made for the room's (not deleted) recordings, newest first (docs/decisions.md §9; a transcript queued with Queue Transcription is not listed). Not paginated.
          */
         get: operations["listPostMeetingTranscripts"];
         put?: never;
@@ -1150,7 +1150,7 @@ export interface components {
         };
         /**
          * @description The one error envelope. Named `ErrorResponse`, not `Error`: generators turn a schema named `Error` into
-         *     `ModelError` or collide with the language's own type (DECISIONS §12).
+         *     `ModelError` or collide with the language's own type (docs/decisions.md §12).
          */
         ErrorResponse: {
             error: {
@@ -1747,7 +1747,7 @@ export interface components {
             text: string;
             /**
              * @description The provider's speaker label (OpenAI's `diarized_json` gives `A`, `B`, …; Deepgram's speaker numbers become
-             *     `speaker_0`, `speaker_1`, …), or `speaker_0` for every segment when the provider gives no label (DECISIONS §9).
+             *     `speaker_0`, `speaker_1`, …), or `speaker_0` for every segment when the provider gives no label (docs/decisions.md §9).
              *     Never null.
              */
             speaker: string;
@@ -1769,7 +1769,7 @@ export interface components {
         };
         /**
          * @description Why the transcript failed (the provider's status and message, or the end of the retry window), null unless
-         *     `failed` (DECISIONS §9). Never carries a credential: URLs are shown without their query.
+         *     `failed` (docs/decisions.md §9). Never carries a credential: URLs are shown without their query.
          */
         TranscriptFailureReason: string | null;
         TranscriptResponse: {

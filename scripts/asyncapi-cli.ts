@@ -1,6 +1,6 @@
 // Runs the AsyncAPI CLI (@asyncapi/cli) offline: its usage analytics, which POST every command to a third party,
 // are switched off through a settings file of our own (ASYNCAPI_METRICS_CONFIG_PATH), so it never touches the
-// network or the user's ~/.asyncapi-analytics. npm test runs `validate` through it (DECISIONS §12).
+// network or the user's ~/.asyncapi-analytics. npm test runs `validate` through it (docs/decisions.md §12).
 //   node scripts/asyncapi-cli.ts validate spec/asyncapi.yaml --fail-severity warn
 //   node scripts/asyncapi-cli.ts generate models typescript spec/asyncapi.yaml -o /tmp/models
 import { execFile } from 'node:child_process';

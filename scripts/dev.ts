@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   if (mediaUrl) {
     env.UPSTREAM_API_URL = mediaUrl;
     // The development media server is also the `openai` transcription provider and the `openai-compatible` AI
-    // (DECISIONS §8-§9), so the whole post-meeting pipeline runs locally with no key. Explicit settings win.
+    // (docs/decisions.md §8–9), so the whole post-meeting pipeline runs locally with no key. Explicit settings win.
     env.OPENAI_BASE_URL = process.env.OPENAI_BASE_URL || `${mediaUrl}/v1`;
     env.AI_BASE_URL = process.env.AI_BASE_URL || `${mediaUrl}/v1`;
     env.TRANSCRIPTION_DEFAULT_PROVIDER = process.env.TRANSCRIPTION_DEFAULT_PROVIDER || 'openai';

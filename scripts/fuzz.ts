@@ -36,7 +36,7 @@ async function main(extraArgs: string[]): Promise<number> {
   const st = await ensureTool('st');
   await globalSetup();
   // The recording tests' stack: the app listening on a free port, the development media server as the media provider
-  // and, as in `npm run dev`, the `openai` transcription provider and the openai-compatible AI (DECISIONS §8-§9), so
+  // and, as in `npm run dev`, the `openai` transcription provider and the openai-compatible AI (docs/decisions.md §8–9), so
   // every operation runs as deployed; a real worker process. A generous rate limit: the fuzzer is one tenant sending
   // thousands of requests on purpose.
   const mediaPort = await freePort();
@@ -44,7 +44,7 @@ async function main(extraArgs: string[]): Promise<number> {
     media: { port: mediaPort },
     env: {
       RATE_LIMIT_PER_MINUTE: '1000000',
-      // Schemathesis sends thousands of wrong credentials from loopback on purpose (DECISIONS §14's limit would stop it).
+      // Schemathesis sends thousands of wrong credentials from loopback on purpose (docs/decisions.md §14's limit would stop it).
       AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
       OPENAI_BASE_URL: `http://127.0.0.1:${mediaPort}/v1`,
       AI_BASE_URL: `http://127.0.0.1:${mediaPort}/v1`,

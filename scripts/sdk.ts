@@ -1,4 +1,4 @@
-// Generates client SDKs from spec/openapi.yaml with openapi-generator (DECISIONS §12): `npm run sdk`.
+// Generates client SDKs from spec/openapi.yaml with openapi-generator (docs/decisions.md §12): `npm run sdk`.
 //   node scripts/sdk.ts [typescript-fetch] [python] [--force]      (both languages by default)
 //
 // Output goes to .sdk/<generator>/ (git-ignored): the clients are products of the contract, never edited by hand.

@@ -52,7 +52,7 @@ export interface AppDeps {
   transcripts: TranscriptService;
   deliveries: DeliveryService;
   readiness: ReadinessChecks;
-  /** Failed credentials per client address (DECISIONS §14); main.ts shares one with the WebSocket gateway. */
+  /** Failed credentials per client address (docs/decisions.md §14); main.ts shares one with the WebSocket gateway. */
   authFailures?: AuthFailureLimiter;
 }
 
@@ -84,7 +84,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(httpMetrics());
   app.use((_req, _res, next) => RequestContext.create(orm.em, next));
   const operations = listOperations(loadOpenApi());
-  // CORS before anything can answer (DECISIONS §14): preflights, refusals and errors all carry its headers.
+  // CORS before anything can answer (docs/decisions.md §14): preflights, refusals and errors all carry its headers.
   const origins = new AllowedOrigins({ orm, operatorPatterns: config.wsOriginPatterns, logger });
   app.use(cors({ paths: specPaths(operations), origins }));
   // OPTIONS, HEAD and 405 + Allow for every path of the contract, before any parser or validator (RFC 9110).
@@ -109,7 +109,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     OpenApiValidator.middleware({
       apiSpec: fileURLToPath(OPENAPI_PATH),
-      // allErrors: every violated field is named (DECISIONS §3), also inside oneOf branches; bodies are capped at 1 MiB.
+      // allErrors: every violated field is named (docs/decisions.md §3), also inside oneOf branches; bodies are capped at 1 MiB.
       validateRequests: { allowUnknownQueryParameters: false, allErrors: true },
       validateResponses: config.validateResponses,
       validateSecurity: false, // credentials are checked by our authenticator, which knows what they mean
@@ -134,7 +134,7 @@ export function createApp(deps: AppDeps): Express {
   };
   const authenticate = createAuthenticator(credentials);
   const limit = tenantRateLimit(config.rateLimitPerMinute, orm);
-  // The address gate and failure count sit around authentication, before any credential is looked up (DECISIONS §14).
+  // The address gate and failure count sit around authentication, before any credential is looked up (docs/decisions.md §14).
   bindOperations(app, operations, handlers, (access) => [authFailures.gate, authFailures.countingFailures(authenticate(access)), limit]);
 
   app.use(routeNotFound);

@@ -31,27 +31,27 @@ export interface Config {
   secretsKey: string;
   /** Outgoing webhook retry schedule, seconds between attempts (first is the initial delay). */
   webhookRetryDelays: number[];
-  /** How long an outgoing webhook attempt waits for the receiver's whole answer (DECISIONS §10: 30 s). */
+  /** How long an outgoing webhook attempt waits for the receiver's whole answer (docs/decisions.md §10: 30 s). */
   webhookTimeoutMs: number;
-  /** How long ingestion retries transient upstream/storage failures before the recording fails, seconds (DECISIONS §7). */
+  /** How long ingestion retries transient upstream/storage failures before the recording fails, seconds (docs/decisions.md §7). */
   ingestRetryWindowSeconds: number;
   /**
    * How often each process looks for recorded hand-overs (workflow starts) still to relay to Temporal, in ms
-   * (DECISIONS §15). The common path does not wait for it: a committing request or activity wakes the relay at once.
+   * (docs/decisions.md §15). The common path does not wait for it: a committing request or activity wakes the relay at once.
    */
   handoverPollMs: number;
   /** Test-only fault injection: `exit-after-commit` makes the process exit right after a hand-over commits, before it is relayed. */
   handoverFault: 'exit-after-commit' | undefined;
   /**
    * How long the transcription and AI steps of post-meeting processing retry transient provider failures (5xx, 429,
-   * timeouts, connection errors) before the step is recorded as failed, seconds (DECISIONS §9; backoff capped at 5 min).
+   * timeouts, connection errors) before the step is recorded as failed, seconds (docs/decisions.md §9; backoff capped at 5 min).
    */
   postMeetingRetryWindowSeconds: number;
   wsOriginPatterns: string[];
   rateLimitPerMinute: number;
   /**
    * Failed credentials and public token calls allowed per client address and minute, before authentication
-   * (DECISIONS §14; src/http/address-limit.ts). Loopback is not exempt.
+   * (docs/decisions.md §14; src/http/address-limit.ts). Loopback is not exempt.
    */
   authFailureLimitPerMinute: number;
   /**
@@ -62,17 +62,17 @@ export interface Config {
   trustProxy: string | undefined;
   /** The HTTP server's limits (src/http/server.ts): slow or oversized requests are cut off. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxHeadersCount: number };
-  /** WebSocket caps (DECISIONS §11): sockets per participant (the oldest is replaced) and upgrades per address. */
+  /** WebSocket caps (docs/decisions.md §11): sockets per participant (the oldest is replaced) and upgrades per address. */
   ws: { maxSocketsPerParticipant: number; upgradesPerAddressPerMinute: number };
   tokens: { issuer: string; audience: string; tenantAccessTtl: number; participantTtl: number; refreshTtl: number };
   /** Validate every response against spec/openapi.yaml (on in tests; costs time in production). */
   validateResponses: boolean;
   /**
-   * `GET /metrics` (DECISIONS §12): open while `token` is unset, else `Authorization: Bearer <token>` is required.
+   * `GET /metrics` (docs/decisions.md §12): open while `token` is unset, else `Authorization: Bearer <token>` is required.
    * The worker serves the same endpoint on `workerPort` (0: not at all), since its activities feed some metrics.
    */
   metrics: { token: string | undefined; workerPort: number };
-  /** Transcription providers and AI analysers (DECISIONS §9); src/providers/registry.ts builds the adapters. */
+  /** Transcription providers and AI analysers (docs/decisions.md §9); src/providers/registry.ts builds the adapters. */
   providers: ProvidersConfig;
 }
 
@@ -124,7 +124,7 @@ export interface ProvidersConfig {
     /** `{base}/chat/completions`. */
     baseUrl: string;
     apiKey: string | undefined;
-    /** `<vendor>/<model>` (DECISIONS §9). */
+    /** `<vendor>/<model>` (docs/decisions.md §9). */
     model: string;
     /** Time limit of one request with an empty prompt; the prompt adds `timeoutPer1kTokensMs` per 1,000 tokens. */
     timeoutMs: number;
@@ -348,7 +348,7 @@ class Reader {
     return value.replace(/\/+$/, '');
   }
 
-  /** `<vendor>/<model>`, e.g. `openai/gpt-4o-mini` (DECISIONS §9). */
+  /** `<vendor>/<model>`, e.g. `openai/gpt-4o-mini` (docs/decisions.md §9). */
   aiModel(name: string, fallback: string): string {
     const value = this.raw(name) ?? fallback;
     if (!/^[A-Za-z0-9._-]+\/[A-Za-z0-9._:/-]+$/.test(value) || value.length > 200) {

@@ -1,17 +1,17 @@
-// The empty-room timer (DECISIONS §6): one workflow per room. While nobody is present it waits the tenant's
+// The empty-room timer (docs/decisions.md §6): one workflow per room. While nobody is present it waits the tenant's
 // empty_room_timeout_minutes and then ends the room; a connect (a `presence` signal saying present) cancels the wait.
 // The API signals it on every change between "somebody present" and "nobody present" (src/temporal/empty-room-timer.ts).
 import { condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { RoomActivities } from '../src/activities/rooms.ts';
 import { databaseStep, emptyRoomStateQuery, presenceSignal, roomClosedSignal, type EmptyRoomInput, type PresenceSignal } from './shared.ts';
 
-// Database steps (DECISIONS §15).
+// Database steps (docs/decisions.md §15).
 const options = databaseStep();
 const { emptyRoomTimeoutMinutes } = proxyActivities<RoomActivities>({ ...options, summary: "read the tenant's empty_room_timeout_minutes" });
 const { endEmptyRoom } = proxyActivities<RoomActivities>({ ...options, summary: 'end the room if it is still empty' });
 
 // Keeps the history small for rooms that live long and see many comings and goings. The continued run loses the
-// staticSummary its start gave (continueAsNew has no such option in SDK 1.24): docs/operations.md says so (DECISIONS §13).
+// staticSummary its start gave (continueAsNew has no such option in SDK 1.24): docs/operations.md says so (docs/decisions.md §13).
 const SIGNALS_BEFORE_CONTINUE_AS_NEW = 500;
 
 export async function emptyRoomWorkflow(input: EmptyRoomInput): Promise<'ended' | 'closed' | 'gone'> {

@@ -9,17 +9,17 @@ export const TRANSCRIPTION_FAILURE = {
   recordingUnavailable: 'RecordingUnavailable',
   /** The provider refused for good: 401/403 bad key, another 4xx, an unusable answer, an unconfigured provider. */
   providerRejected: 'ProviderRejected',
-  /** Transient failures went on past POST_MEETING_RETRY_WINDOW (DECISIONS §9): the step is recorded as failed. */
+  /** Transient failures went on past POST_MEETING_RETRY_WINDOW (docs/decisions.md §9): the step is recorded as failed. */
   retryWindowEnded: 'RetryWindowEnded',
 } as const;
 
-/** What the plan step decided from the tenant's config (DECISIONS §9). */
+/** What the plan step decided from the tenant's config (docs/decisions.md §9). */
 export interface PostMeetingPlan {
   tenantId: string;
   roomId: string;
   /** Nothing left to do: the row is `completed` already (a repeated run), or a re-run found another run in progress. */
   alreadyCompleted: boolean;
-  /** POST_MEETING_RETRY_WINDOW in seconds: bounds the transcription and AI steps (DECISIONS §9). */
+  /** POST_MEETING_RETRY_WINDOW in seconds: bounds the transcription and AI steps (docs/decisions.md §9). */
   retryWindowSeconds?: number;
   transcribe: boolean;
   summarise: boolean;

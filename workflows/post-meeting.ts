@@ -1,10 +1,10 @@
-// Post-meeting processing of one recording (DECISIONS §9): plan from the tenant's config, transcribe (a child
+// Post-meeting processing of one recording (docs/decisions.md §9): plan from the tenant's config, transcribe (a child
 // transcription workflow), summarise, then complete the post_meeting_results row and hand over to the outgoing webhook
 // (issue 9) in one activity, one transaction: the result's `completed`, its delivery row and the delivery workflow's
-// hand-over commit together (DECISIONS §15). Each step fails alone: its failure becomes an errors[] entry and the next
+// hand-over commit together (docs/decisions.md §15). Each step fails alone: its failure becomes an errors[] entry and the next
 // step goes on.
 // The id is post-meeting-<recordingId>; the ingestion workflow starts it (abandoned) when the recording is ready.
-// A re-run (POST /recordings/{id}/post-meeting, DECISIONS §9) is post-meeting-<recordingId>-<n> with `run: n`, handed over
+// A re-run (POST /recordings/{id}/post-meeting, docs/decisions.md §9) is post-meeting-<recordingId>-<n> with `run: n`, handed over
 // by the request that started the row over as run n (keeping a completed transcript unless told to transcribe again);
 // it sends a delivery of its own.
 // Transient provider failures are ridden out for POST_MEETING_RETRY_WINDOW before a step is recorded as failed.
@@ -27,7 +27,7 @@ import {
 } from './shared.ts';
 import { transcriptionWorkflow } from './transcription.ts';
 
-// Database steps: they wait out the database (DECISIONS §15), however long it is away.
+// Database steps: they wait out the database (docs/decisions.md §15), however long it is away.
 const bookkeeping = proxyActivities<PostMeetingActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
 
 /** One analyser attempt at most. */
@@ -35,7 +35,7 @@ const ANALYSIS_ATTEMPT_SECONDS = 10 * 60;
 
 // The AI analyser: a transient failure (429, 5xx, timeout, connection error) retries with backoff 2 s doubling, capped
 // at 5 min, until POST_MEETING_RETRY_WINDOW has passed (the activity then makes it permanent); then the step is recorded
-// as failed and the others go on (DECISIONS §9). A refusal (401, 400) fails at once.
+// as failed and the others go on (docs/decisions.md §9). A refusal (401, 400) fails at once.
 const analysis = proxyActivities<PostMeetingActivities>({
   startToCloseTimeout: `${ANALYSIS_ATTEMPT_SECONDS} seconds`,
   retry: {
@@ -68,7 +68,7 @@ export async function postMeetingWorkflow({ recordingId, run }: PostMeetingInput
   if (plan.transcribe) {
     const created = await bookkeeping.createPostMeetingTranscript.executeWithOptions({ summary: 'create the transcript row' }, [{ recordingId }]);
     transcriptId = created?.transcriptId ?? null;
-    // A re-run keeps a completed transcript (DECISIONS §9): nothing to transcribe again.
+    // A re-run keeps a completed transcript (docs/decisions.md §9): nothing to transcribe again.
     if (transcriptId && !created?.completed) {
       try {
         await executeChild(transcriptionWorkflow, {
@@ -99,7 +99,7 @@ export async function postMeetingWorkflow({ recordingId, run }: PostMeetingInput
   }
 
   // The delivery's workflow is started by the hand-over relay once this commits (src/handover/), not by this run. A
-  // re-run's delivery is its own (one per recording and run, DECISIONS §9).
+  // re-run's delivery is its own (one per recording and run, docs/decisions.md §9).
   const { errors, deliveryId } = await bookkeeping.completePostMeeting.executeWithOptions(
     { summary: plan.deliver ? 'mark post-meeting completed, create and hand over its webhook delivery' : 'mark post-meeting completed' },
     [{ recordingId, deliver: plan.deliver, ...rerun }],

@@ -4,7 +4,7 @@ import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
 import { DATABASE_STEP_RETRY, recordingStoppedSignal, type AutoStopInput } from './shared.ts';
 
-// The database and the provider: retried until both answer (DECISIONS §15).
+// The database and the provider: retried until both answer (docs/decisions.md §15).
 const { autoStopRecording } = proxyActivities<RecordingActivities>({
   summary: 'stop the recording at the provider',
   startToCloseTimeout: '30 seconds',

@@ -1,7 +1,7 @@
 // Ingestion of one recording: fetch the file from the provider, stream it into S3, mark `ready`.
 // Deterministic code only: every side effect is an activity. The id is recording-ingest-<recordingId>.
 // The input carries ids only: the transfer activity reads the notification's link sealed in the recording's row, or
-// asks the provider for a fresh one (DECISIONS §7), so no link (a secret, DECISIONS §13) is ever in the history.
+// asks the provider for a fresh one (docs/decisions.md §7), so no link (a secret, docs/decisions.md §13) is ever in the history.
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -22,14 +22,14 @@ import {
   type IngestRecordingInput,
 } from './shared.ts';
 
-// Database steps: they wait out the database (DECISIONS §15), however long it is away.
+// Database steps: they wait out the database (docs/decisions.md §15), however long it is away.
 const bookkeeping = (summary: string) => proxyActivities<RecordingActivities>({ summary, ...databaseStep([NON_RETRYABLE.recordingGone]) });
 
 /** One transfer attempt at most (a 20 GiB file on a slow link). */
 const TRANSFER_ATTEMPT_SECONDS = 4 * 3600;
 
 // The transfer: long, but it heartbeats as bytes flow, so a dead worker is noticed within 15 s. Transient failures
-// (provider or storage down, 429, timeouts) are retried with capped backoff until the retry window ends (DECISIONS §7);
+// (provider or storage down, 429, timeouts) are retried with capped backoff until the retry window ends (docs/decisions.md §7);
 // the recording stays `processing` meanwhile; the activity turns a failure after the window into a permanent one
 // (it knows the first attempt's time). Permanent ones (404/410, not media, too large) fail at once.
 // An attempt that ends in a heartbeat timeout (a stalled download or S3 call) never reaches that check, so each call
@@ -89,7 +89,7 @@ function isFailureOfType(err: unknown, type: string): boolean {
   return cause instanceof ApplicationFailure && cause.type === type;
 }
 
-/** DECISIONS §7: the retry window, then the last attempt that began inside it, in full. */
+/** docs/decisions.md §7: the retry window, then the last attempt that began inside it, in full. */
 function transferDeadlineMs(retryWindowSeconds: number): number {
   return (retryWindowSeconds + TRANSFER_ATTEMPT_SECONDS) * 1000;
 }
@@ -116,7 +116,7 @@ function innermost(err: unknown): string {
 }
 
 /**
- * Post-meeting processing (DECISIONS §9) runs on its own (abandoned by this run), one per recording: a repeat start
+ * Post-meeting processing (docs/decisions.md §9) runs on its own (abandoned by this run), one per recording: a repeat start
  * (an ingestion replayed after Recover) finds the first run and is ignored.
  */
 async function startPostMeeting({ recordingId, tenantId, roomId }: IngestRecordingInput): Promise<void> {

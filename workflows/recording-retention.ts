@@ -5,7 +5,7 @@ import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
 import { DATABASE_STEP_RETRY, type RetentionInput } from './shared.ts';
 
-// The database and S3: retried until both answer (DECISIONS §15); a purge is an obligation, not an attempt.
+// The database and S3: retried until both answer (docs/decisions.md §15); a purge is an obligation, not an attempt.
 const options = { startToCloseTimeout: '1 minute', retry: { ...DATABASE_STEP_RETRY, maximumInterval: '10 minutes' } } as const;
 const { retentionDeadline } = proxyActivities<RecordingActivities>({ ...options, summary: "read the tenant's retention deadline" });
 const { purgeRecording } = proxyActivities<RecordingActivities>({ ...options, summary: 'purge the stored file (both tiers)' });

@@ -1,12 +1,12 @@
-// Ending or deleting a room stops its recording (DECISIONS §6), durably. The ending or deleting transaction records
-// this run's hand-over (src/handover/, DECISIONS §15), so it starts once that transaction has committed, even after a
+// Ending or deleting a room stops its recording (docs/decisions.md §6), durably. The ending or deleting transaction records
+// this run's hand-over (src/handover/, docs/decisions.md §15), so it starts once that transaction has committed, even after a
 // crash; its activity re-reads the room (under its row lock) and stops nothing while the room is active.
 // Id: room-recording-stop-<roomId>.
 import { getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
 import { DATABASE_STEP_RETRY, recordingAutoStopWorkflowId, recordingStoppedSignal, type RoomRecordingStopInput } from './shared.ts';
 
-// The database and the provider: retried until both answer (DECISIONS §15), a recording is never left running.
+// The database and the provider: retried until both answer (docs/decisions.md §15), a recording is never left running.
 const { stopClosedRoomRecording } = proxyActivities<RecordingActivities>({
   summary: 'stop what still records the room, at the provider',
   startToCloseTimeout: '1 minute',

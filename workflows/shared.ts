@@ -1,6 +1,6 @@
 // What the API (client), the worker and the workflows agree on: the task queue, workflow ids, signals and queries.
 // Workflow ids derive from the resource they act on, so a second start for the same resource finds the first.
-// Every id, signal and query is defined here and nowhere else (ARCHITECTURE habit 1; ids per DECISIONS §13).
+// Every id, signal and query is defined here and nowhere else (docs/architecture.md habit 1; ids per docs/decisions.md §13).
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 /** Default task queue (TEMPORAL_TASK_QUEUE overrides it; the worker and the API read the same setting). */
@@ -14,30 +14,30 @@ export const recordingAutoStopWorkflowId = (recordingId: string) => `recording-a
 export const recordingRetentionWorkflowId = (recordingId: string) => `recording-retention-${recordingId}`;
 
 /**
- * A room ended or was deleted: stop what still records it (DECISIONS §6). Started inside the transaction that ends or
+ * A room ended or was deleted: stop what still records it (docs/decisions.md §6). Started inside the transaction that ends or
  * deletes the room, so the consequence cannot be lost after the commit. One per room at a time.
  */
 export const roomRecordingStopWorkflowId = (roomId: string) => `room-recording-stop-${roomId}`;
 
-/** Ends a room once it has been empty for the tenant's empty_room_timeout_minutes (DECISIONS §6). One per room. */
+/** Ends a room once it has been empty for the tenant's empty_room_timeout_minutes (docs/decisions.md §6). One per room. */
 export const emptyRoomWorkflowId = (roomId: string) => `empty-room-${roomId}`;
 
 /** Deletes a deleted tenant's stored files (its rows are gone already). */
 export const tenantPurgeWorkflowId = (tenantId: string) => `tenant-purge-${tenantId}`;
 
 /**
- * Transcribe, summarise, then hand the result to a webhook delivery (DECISIONS §9). Run 1, started by ingestion, is
+ * Transcribe, summarise, then hand the result to a webhook delivery (docs/decisions.md §9). Run 1, started by ingestion, is
  * `post-meeting-<recording>`; a re-run asked for through `POST /recordings/{id}/post-meeting` is run n = 2, 3, …:
  * `post-meeting-<recording>-<n>` (a repeated request for the same n finds the run already started).
  */
 export const postMeetingWorkflowId = (recordingId: string, run = 1) => (run > 1 ? `post-meeting-${recordingId}-${run}` : `post-meeting-${recordingId}`);
 /** One transcript: stream the audio from S3 to the provider, store the segments. */
 export const transcriptionWorkflowId = (transcriptId: string) => `transcription-${transcriptId}`;
-/** One outgoing webhook delivery: sign, POST, record the attempt, sleep per the schedule (DECISIONS §10). */
+/** One outgoing webhook delivery: sign, POST, record the attempt, sleep per the schedule (docs/decisions.md §10). */
 export const webhookDeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
 
 /**
- * Keyword search attributes every workflow is started with (DECISIONS §13), so an operator finds all runs of a tenant,
+ * Keyword search attributes every workflow is started with (docs/decisions.md §13), so an operator finds all runs of a tenant,
  * room, recording or delivery with one query (`ConveneRecordingId = "<id>"`). The dev stack, the test harness and
  * docker-compose register them with the Temporal server.
  */
@@ -48,7 +48,7 @@ export const SEARCH_ATTRIBUTE_NAMES = {
   deliveryId: 'ConveneDeliveryId',
 } as const;
 
-/** The resources a run acts on: what its search attributes say (DECISIONS §13). */
+/** The resources a run acts on: what its search attributes say (docs/decisions.md §13). */
 export interface WorkflowSubject {
   tenantId: string;
   roomId?: string | null;
@@ -77,7 +77,7 @@ export interface RoomRecordingStopInput {
 
 export interface PostMeetingInput {
   recordingId: string;
-  /** Absent (or 1) for the run ingestion starts; n ≥ 2 for a re-run (DECISIONS §9 "Outages and re-runs"). */
+  /** Absent (or 1) for the run ingestion starts; n ≥ 2 for a re-run (docs/decisions.md §9 "Outages and re-runs"). */
   run?: number;
 }
 
@@ -86,7 +86,7 @@ export interface TranscriptionInput {
 }
 
 /** How long a post-meeting step (transcription, AI) retries transient provider failures when no setting says
- * (POST_MEETING_RETRY_WINDOW, DECISIONS §9): for activity results recorded before the setting existed. */
+ * (POST_MEETING_RETRY_WINDOW, docs/decisions.md §9): for activity results recorded before the setting existed. */
 export const DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS = 30 * 60;
 
 export interface WebhookDeliveryInput {
@@ -117,7 +117,7 @@ export interface EmptyRoomInput {
 }
 
 /** What the provider says about the file to fetch. Resolved inside the transfer activity at each attempt (the signed
- * link is a secret, DECISIONS §13): it never crosses a workflow boundary. */
+ * link is a secret, docs/decisions.md §13): it never crosses a workflow boundary. */
 export interface RecordingSource {
   url: string;
   contentType: string;
@@ -126,8 +126,8 @@ export interface RecordingSource {
 }
 
 /**
- * Ids only (DECISIONS §13): the transfer activity reads the notification's link from the recording's row (sealed) or
- * asks the provider for a fresh one itself, at each attempt (DECISIONS §7).
+ * Ids only (docs/decisions.md §13): the transfer activity reads the notification's link from the recording's row (sealed) or
+ * asks the provider for a fresh one itself, at each attempt (docs/decisions.md §7).
  * tenantId and roomId give the retention child its search attributes.
  */
 export interface IngestRecordingInput {
@@ -135,7 +135,7 @@ export interface IngestRecordingInput {
   tenantId: string;
   roomId: string;
   upstreamRecordingId: string;
-  /** How long transient upstream/storage failures are retried (INGEST_RETRY_WINDOW, DECISIONS §7), in seconds. */
+  /** How long transient upstream/storage failures are retried (INGEST_RETRY_WINDOW, docs/decisions.md §7), in seconds. */
   retryWindowSeconds: number;
 }
 
@@ -161,7 +161,7 @@ export interface RetentionInput {
   roomId?: string;
 }
 
-/** One line for the Temporal UI's run list (staticSummary, DECISIONS §13): room names are user text, so bounded. */
+/** One line for the Temporal UI's run list (staticSummary, docs/decisions.md §13): room names are user text, so bounded. */
 export function roomLabel(room: { id: string; name?: string | null }): string {
   const name = room.name?.replace(/\s+/g, ' ').trim();
   return name ? `"${name.length > 60 ? `${name.slice(0, 59)}…` : name}"` : room.id;
@@ -176,14 +176,14 @@ export const NON_RETRYABLE = {
   /** The provider says the recording failed or does not exist. */
   providerGaveUp: 'ProviderGaveUp',
   /**
-   * Retrying cannot help (DECISIONS §7): the provider or the link answers 404/410 (or another 4xx but 408/429), the
+   * Retrying cannot help (docs/decisions.md §7): the provider or the link answers 404/410 (or another 4xx but 408/429), the
    * file is not audio/video, or it is over the size limit. The recording fails at once with this reason.
    */
   permanentIngestFailure: 'PermanentIngestFailure',
 } as const;
 
 /**
- * Retry policy of activities that only touch the database (DECISIONS §15): they wait out the database, however long it
+ * Retry policy of activities that only touch the database (docs/decisions.md §15): they wait out the database, however long it
  * is away (no attempt limit; 1 s, 2 s, 4 s … capped at 30 s), so a PostgreSQL outage of hours delays a pipeline and
  * never fails or drops it. Only an error no retry can fix is non-retryable: the workflow adds those types per use.
  */

@@ -4,7 +4,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { TenantActivities } from '../src/activities/tenants.ts';
 import { DATABASE_STEP_RETRY } from './shared.ts';
 
-// Retried until the database and the object store answer and the tenant's row is gone (DECISIONS §15): no attempt limit.
+// Retried until the database and the object store answer and the tenant's row is gone (docs/decisions.md §15): no attempt limit.
 const { purgeTenantObjects } = proxyActivities<TenantActivities>({
   summary: "delete the tenant's stored files (both buckets)",
   startToCloseTimeout: '10 minutes',

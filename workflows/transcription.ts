@@ -6,14 +6,14 @@ import type { TranscriptionActivities } from '../src/activities/transcription.ts
 import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
 import { databaseStep, DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS, type TranscriptionInput } from './shared.ts';
 
-// Database updates: they wait out the database (DECISIONS §15).
+// Database updates: they wait out the database (docs/decisions.md §15).
 const bookkeeping = proxyActivities<TranscriptionActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
 
 /**
  * The provider call. It heartbeats as bytes are sent and while the provider works, so a dead worker is noticed within
  * the heartbeat timeout and the transcription starts over elsewhere. Transient provider failures (429, 5xx, timeouts,
  * connection errors) retry with backoff 10 s doubling, capped at 5 min, until POST_MEETING_RETRY_WINDOW (30 min by
- * default) has passed: the activity then makes its failure permanent (DECISIONS §9). A refusal (401/403, other 4xx,
+ * default) has passed: the activity then makes its failure permanent (docs/decisions.md §9). A refusal (401/403, other 4xx,
  * an unusable answer) fails at once.
  */
 export const TRANSCRIBE_RETRY = {

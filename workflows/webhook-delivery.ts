@@ -1,6 +1,6 @@
-// One outgoing webhook delivery (DECISIONS §10): attempt, record, sleep per the schedule, attempt again, until a 2xx,
+// One outgoing webhook delivery (docs/decisions.md §10): attempt, record, sleep per the schedule, attempt again, until a 2xx,
 // a permanent failure or the last scheduled attempt. The id is webhook-delivery-<deliveryId>. Inputs and results are
-// ids and numbers only: the activity resolves the URL and the secret and builds the payload (DECISIONS §13).
+// ids and numbers only: the activity resolves the URL and the secret and builds the payload (docs/decisions.md §13).
 import { ParentClosePolicy, proxyActivities, sleep, startChild } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../src/activities/deliveries.ts';
 import { searchAttributesFor, webhookDeliveryWorkflowId, type WebhookDeliveryInput } from './shared.ts';
@@ -52,8 +52,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryWorkflowInpu
 
 /**
  * A delivery started as an abandoned child (it outlives the parent), with the id, search attributes and summary of
- * DECISIONS §13; a delivery already started is left running. Post-meeting no longer uses it: its completion records the
- * delivery's start with the delivery row (src/handover/, DECISIONS §15). Kept for the delivery tests' stand-in parent.
+ * docs/decisions.md §13; a delivery already started is left running. Post-meeting no longer uses it: its completion records the
+ * delivery's start with the delivery row (src/handover/, docs/decisions.md §15). Kept for the delivery tests' stand-in parent.
  */
 export async function startWebhookDeliveryChild(subject: {
   deliveryId: string;

@@ -45,7 +45,7 @@ export async function startTemporal(options: TemporalOptions): Promise<TemporalS
   args.push(...(uiPort === undefined ? ['--headless'] : ['--ui-port', String(uiPort)]));
   if (options.persistent ?? true) args.push('--db-filename', join(options.dataDir, 'temporal.db'));
   for (const namespace of namespaces) if (namespace !== 'default') args.push('--namespace', namespace);
-  // DECISIONS §13: every workflow carries these Keyword attributes; the server must know them before a start uses them.
+  // docs/decisions.md §13: every workflow carries these Keyword attributes; the server must know them before a start uses them.
   for (const name of Object.values(SEARCH_ATTRIBUTE_NAMES)) args.push('--search-attribute', `${name}=Keyword`);
 
   const proc = launch({

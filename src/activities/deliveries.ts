@@ -1,6 +1,6 @@
 // Activities of the webhook delivery workflow (workflows/webhook-delivery.ts) and the post-meeting hand-over
 // (createWebhookDelivery). Inputs and results are ids, numbers and statuses only: the URL, the secret and the payload
-// are resolved here and never reach a workflow history (DECISIONS §13).
+// are resolved here and never reach a workflow history (docs/decisions.md §13).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
@@ -24,7 +24,7 @@ import { withSafeFailures } from './safe-failure.ts';
 export interface WebhookSettings {
   /** WEBHOOK_RETRY_DELAYS, in seconds: the delay before each attempt (the first is usually 0). */
   retryDelaysSeconds: number[];
-  /** WEBHOOK_TIMEOUT_MS: the whole exchange with the receiver (DECISIONS §10: 30 s). */
+  /** WEBHOOK_TIMEOUT_MS: the whole exchange with the receiver (docs/decisions.md §10: 30 s). */
   timeoutMs: number;
   /** Production: https only, public addresses only, checked at every attempt after DNS resolution. */
   production: boolean;
@@ -66,7 +66,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   return withSafeFailures({
     /**
      * Called by post-meeting processing (issue 8): the delivery of a recording's result, or null without an enabled
-     * webhook. One per post-meeting run (`run`, absent for the first): a re-run sends a new delivery (DECISIONS §9).
+     * webhook. One per post-meeting run (`run`, absent for the first): a re-run sends a new delivery (docs/decisions.md §9).
      */
     async createWebhookDelivery({ recordingId, run }: { recordingId: string; run?: number }): Promise<{ deliveryId: string } | null> {
       const em = orm.em.fork();
@@ -122,7 +122,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
           },
           () => Context.current().heartbeat({ attempt: input.attempt }),
         );
-        // Only a POST that was made counts (DECISIONS §12); a webhook disabled since is recorded, not attempted.
+        // Only a POST that was made counts (docs/decisions.md §12); a webhook disabled since is recorded, not attempted.
         metrics.webhookAttempt(attemptOutcome(outcome));
       }
 

@@ -1,4 +1,4 @@
-// Every activity the worker registers, built from explicit dependencies: the one factory (ARCHITECTURE habit 1). The
+// Every activity the worker registers, built from explicit dependencies: the one factory (docs/architecture.md habit 1). The
 // worker and the tests call it alike, so a test's worker registers exactly the production set.
 import { createDeliveryActivities, type DeliveryActivityDeps } from './deliveries.ts';
 import { createPostMeetingActivities, type PostMeetingActivityDeps } from './post-meeting.ts';

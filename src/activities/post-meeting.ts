@@ -28,7 +28,7 @@ export interface PostMeetingActivityDeps {
   handovers: Pick<Handovers, 'transaction' | 'record'>;
   /** WEBHOOK_RETRY_DELAYS, fixed in the delivery's input at creation. */
   webhooks: { retryDelaysSeconds: number[] };
-  /** POST_MEETING_RETRY_WINDOW (DECISIONS §9): how long transient AI provider failures are retried, seconds. */
+  /** POST_MEETING_RETRY_WINDOW (docs/decisions.md §9): how long transient AI provider failures are retried, seconds. */
   postMeetingRetryWindowSeconds: number;
 }
 
@@ -45,10 +45,10 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
 
   return withSafeFailures({
     /**
-     * DECISIONS §9: transcribe when `transcription_enabled` or the webhook asks for a transcript, summary or action
+     * docs/decisions.md §9: transcribe when `transcription_enabled` or the webhook asks for a transcript, summary or action
      * items; summarise when it asks for a summary or action items; deliver when the webhook is enabled. Run 1 creates
      * the `post_meeting_results` row (`running`); a completed row means a repeated run with nothing left to do.
-     * A re-run (`run` ≥ 2, DECISIONS §9 "Outages and re-runs") finds the row already started over as its run by the
+     * A re-run (`run` ≥ 2, docs/decisions.md §9 "Outages and re-runs") finds the row already started over as its run by the
      * request that handed it over (src/modules/post-meeting/post-meeting-rerun.ts); a run that finds another run
      * holding the row does nothing.
      */
@@ -96,7 +96,7 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
         ]);
         return null;
       }
-      // The tenant's provider (its own key counts), else the deployment's default; never another (DECISIONS §9).
+      // The tenant's provider (its own key counts), else the deployment's default; never another (docs/decisions.md §9).
       const choice = postMeetingTranscriptionProvider(providers, config.post_meeting_webhook?.transcription);
       if ('failure' in choice) {
         await appendErrors(em, recordingId, [{ field: 'transcript', code: 'transcription_failed', message: choice.failure }]);
@@ -111,7 +111,7 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
     /**
      * Summary and action items of the post-meeting transcript, by the tenant's analyser (builtin by default; its
      * `ai.model` and own `ai.api_key` when given), stored on the row. A transient analyser failure is retried by the
-     * workflow's policy until POST_MEETING_RETRY_WINDOW ends (DECISIONS §9); after that, or at once for a refusal, the
+     * workflow's policy until POST_MEETING_RETRY_WINDOW ends (docs/decisions.md §9); after that, or at once for a refusal, the
      * workflow records `ai_processing_failed`.
      */
     async summarisePostMeeting({ recordingId }: { recordingId: string }): Promise<{ summarised: boolean }> {
@@ -135,7 +135,7 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
       let insights;
       try {
         const content = transcript.content;
-        // Timed whether it succeeds or throws: convene_ai_duration_seconds, by analyser (DECISIONS §12).
+        // Timed whether it succeeds or throws: convene_ai_duration_seconds, by analyser (docs/decisions.md §12).
         insights = await metrics.time(
           (seconds, ok) => metrics.observeAi(analyzerId, seconds, ok),
           () =>
@@ -156,16 +156,16 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
       return { summarised: true };
     },
 
-    /** Appends `errors[]` entries (DECISIONS §9); an entry already there (same field and code) is not repeated. */
+    /** Appends `errors[]` entries (docs/decisions.md §9); an entry already there (same field and code) is not repeated. */
     async recordPostMeetingErrors({ recordingId, errors }: { recordingId: string; errors: PostMeetingError[] }): Promise<void> {
       await appendErrors(orm.em.fork(), recordingId, errors);
     },
 
     /**
      * Every step has finished, well or not: the result becomes `completed` and, when `deliver`, its webhook delivery
-     * row and the delivery workflow's hand-over are created, all in one transaction (DECISIONS §15): never a completed
+     * row and the delivery workflow's hand-over are created, all in one transaction (docs/decisions.md §15): never a completed
      * result without its delivery, nor a delivery nothing sends. The delivery is this run's (one per recording and
-     * post-meeting run, DECISIONS §9: a re-run sends its own). Repeatable: a repeat finds the same delivery and records
+     * post-meeting run, docs/decisions.md §9: a re-run sends its own). Repeatable: a repeat finds the same delivery and records
      * its start again, which the relay collapses into the one run. A repeat that finds a later run holding the row
      * (a re-run started meanwhile) leaves it alone.
      */

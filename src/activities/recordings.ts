@@ -27,7 +27,7 @@ export interface RecordingActivityDeps {
   logger: Logger;
   /** The tenant's effective config (retention days): the same function every service and activity reads it through. */
   tenants: Pick<TenantService, 'effectiveConfig'>;
-  /** Opens the notification's download link kept sealed with the recording (DECISIONS §7). */
+  /** Opens the notification's download link kept sealed with the recording (docs/decisions.md §7). */
   secretBox: SecretBox;
 }
 
@@ -41,7 +41,7 @@ export interface StoredRecording {
 const DAY_MS = 86_400_000;
 /** How long the link may take to answer when the activity has no heartbeat timeout (the workflow sets 15 s). */
 const DEFAULT_ANSWER_WITHIN_MS = 7_500;
-/** What the notification's link may answer when it is no longer good: then the provider is asked (DECISIONS §7). */
+/** What the notification's link may answer when it is no longer good: then the provider is asked (docs/decisions.md §7). */
 const LINK_GONE_STATUSES = new Set([401, 403, 404, 410]);
 
 /** The notification's link answered one of LINK_GONE_STATUSES: not a failure yet, the provider gets asked. */
@@ -64,9 +64,9 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
   };
 
   /**
-   * A fresh signed link from the provider (DECISIONS §13: it is a secret, so it is asked for here, at each attempt, and
+   * A fresh signed link from the provider (docs/decisions.md §13: it is a secret, so it is asked for here, at each attempt, and
    * never passed through the workflow). 404/410 and other refusals are permanent; 5xx, 429, timeouts and connection
-   * errors are retried within the ingestion's window (DECISIONS §7).
+   * errors are retried within the ingestion's window (docs/decisions.md §7).
    */
   const freshSource = async (upstreamRecordingId: string): Promise<RecordingSource> => {
     let remote;
@@ -89,7 +89,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
 
   /**
    * GET the link, waiting for its answer (status and headers) at most half the heartbeat timeout: a link that never
-   * answers then fails this attempt with an error of ours, which storeRecordingFile's window check sees (DECISIONS §7),
+   * answers then fails this attempt with an error of ours, which storeRecordingFile's window check sees (docs/decisions.md §7),
    * instead of ending it in a heartbeat timeout the activity never sees (retried for ever). The bytes that follow are
    * watched by the heartbeats (and the transfer as a whole by the workflow's scheduleToCloseTimeout).
    */
@@ -111,7 +111,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
   };
 
   /**
-   * One attempt of the transfer (DECISIONS §7): the notification's link when the recording has one (sealed in its
+   * One attempt of the transfer (docs/decisions.md §7): the notification's link when the recording has one (sealed in its
    * row, never in the workflow) and it has not expired; when it has, or it answers 401/403/404/410, a fresh link from
    * the provider. A recording neither knows fails with both reasons.
    */
@@ -195,11 +195,11 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
      * Downloads from the notification's link (else a fresh one from the provider, see transferOnce), then streams the
      * file into the primary bucket under a key derived from the recording, so a retry overwrites the same object. Heartbeats `{ bytesDone, bytesTotal }` as
      * bytes flow: a worker that dies mid-way is noticed within the heartbeat timeout and the transfer starts over.
-     * Input and result carry ids, keys of our bucket and sizes only (DECISIONS §13).
+     * Input and result carry ids, keys of our bucket and sizes only (docs/decisions.md §13).
      */
     async storeRecordingFile(input: {
       recordingId: string;
-      /** DECISIONS §7: transient failures are retried (by the activity's retry policy) until this has passed. */
+      /** docs/decisions.md §7: transient failures are retried (by the activity's retry policy) until this has passed. */
       retryWindowSeconds: number;
     }): Promise<StoredRecording & { durationSeconds: number | null }> {
       try {
@@ -223,7 +223,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       const em = orm.em.fork();
       const recording = await em.findOne(RecordingSchema, { id: input.recordingId });
       if (!recording) {
-        // DECISIONS §15: the recording was deleted (its room or tenant) while its file was being stored. The file is
+        // docs/decisions.md §15: the recording was deleted (its room or tenant) while its file was being stored. The file is
         // removed, not orphaned; then the run ends as for any vanished recording.
         await store.delete({ bucket: input.stored.bucket, key: input.stored.key });
         throw ApplicationFailure.nonRetryable(`recording ${input.recordingId} no longer exists; its stored file was removed`, NON_RETRYABLE.recordingGone);
@@ -239,7 +239,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       recording.durationSeconds = input.durationSeconds ?? recording.durationSeconds ?? null;
       recording.readyAt = new Date();
       recording.failureReason = null;
-      recording.sourceSealed = null; // the link is a secret no longer needed (DECISIONS §7)
+      recording.sourceSealed = null; // the link is a secret no longer needed (docs/decisions.md §7)
       await em.flush();
       return { changed: true, tenantId };
     },
@@ -309,7 +309,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
 
 export type RecordingActivities = ReturnType<typeof createRecordingActivities>;
 
-/** Over this, a recording is refused rather than stored (DECISIONS §7: "over the size limit" fails at once). */
+/** Over this, a recording is refused rather than stored (docs/decisions.md §7: "over the size limit" fails at once). */
 export const MAX_RECORDING_BYTES = 20 * 1024 ** 3;
 
 /** 5xx, 408 and 429 may pass; any other answer to a freshly issued link will not change by retrying. */

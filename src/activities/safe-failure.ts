@@ -1,4 +1,4 @@
-// Failure messages end up in workflow histories, which operators read in the Temporal UI (DECISIONS §13: no secret in
+// Failure messages end up in workflow histories, which operators read in the Temporal UI (docs/decisions.md §13: no secret in
 // history). Errors from fetch, the S3 client or the provider may echo the URL they called, signed query and all: every
 // activity failure that leaves this process passes through here, so that is the one place URLs lose their secrets:
 // each activity set (src/activities/*.ts) returns its activities wrapped by withSafeFailures. The redaction itself is

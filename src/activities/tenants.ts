@@ -7,7 +7,7 @@ import { withSafeFailures } from './safe-failure.ts';
 export function createTenantActivities(deps: { store: ObjectStore; orm: Orm }) {
   return withSafeFailures({
     /**
-     * Removes every stored file of the tenant, in both buckets. Repeatable: a retry deletes what is left. DECISIONS §15:
+     * Removes every stored file of the tenant, in both buckets. Repeatable: a retry deletes what is left. docs/decisions.md §15:
      * refuses (retryably) while the tenant's row exists, so a purge can never leave a live tenant without its files.
      */
     async purgeTenantObjects({ tenantId }: { tenantId: string }): Promise<{ objectsDeleted: number }> {

@@ -1,6 +1,6 @@
 // Activities of the transcription workflow (workflows/transcription.ts): everything that touches the database, S3
 // or the provider. Idempotent: a retry after a crash overwrites the same row, and a completed transcript is never
-// transcribed again. Keys and tenant settings are resolved here, never carried in workflow inputs (DECISIONS §13).
+// transcribed again. Keys and tenant settings are resolved here, never carried in workflow inputs (docs/decisions.md §13).
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from '../logger.ts';
@@ -22,7 +22,7 @@ export interface TranscriptionActivityDeps {
   tenants: Pick<TenantService, 'effectiveConfig'>;
   providers: ProviderRegistry;
   logger: Logger;
-  /** POST_MEETING_RETRY_WINDOW (DECISIONS §9): how long transient provider failures are retried, seconds. */
+  /** POST_MEETING_RETRY_WINDOW (docs/decisions.md §9): how long transient provider failures are retried, seconds. */
   postMeetingRetryWindowSeconds: number;
 }
 
@@ -46,7 +46,7 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
   return withSafeFailures({
     /**
      * `processing` (a completed or failed transcript is left as it is and said so), with the retry window the
-     * provider step is bounded by (POST_MEETING_RETRY_WINDOW, DECISIONS §9).
+     * provider step is bounded by (POST_MEETING_RETRY_WINDOW, docs/decisions.md §9).
      */
     async markTranscriptProcessing({ transcriptId }: { transcriptId: string }): Promise<{ status: Transcript['status']; retryWindowSeconds: number }> {
       const { em, transcript } = await loadTranscript(transcriptId);
@@ -94,7 +94,7 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
       let result;
       try {
         context.heartbeat(progress);
-        // Timed whether it succeeds or throws: convene_transcription_duration_seconds (DECISIONS §12).
+        // Timed whether it succeeds or throws: convene_transcription_duration_seconds (docs/decisions.md §12).
         const observe = (seconds: number, ok: boolean) => metrics.observeTranscription(transcript.provider, seconds, ok);
         result = await metrics.time(observe, () =>
           provider.transcribe({
@@ -117,7 +117,7 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
           }),
         );
       } catch (err) {
-        // Transient failures are retried until the window ends (DECISIONS §9), then the transcript fails with the reason.
+        // Transient failures are retried until the window ends (docs/decisions.md §9), then the transcript fails with the reason.
         throw failureWithinWindow(classify(err), deps.postMeetingRetryWindowSeconds, TRANSCRIPTION_FAILURE.retryWindowEnded);
       } finally {
         clearInterval(alive);

@@ -12,7 +12,7 @@ import { InvalidTokenError, TokenExpiredError, type TokenClaims, type TokenServi
 
 /**
  * Where a credential arrives. The API takes tenant access tokens and participant auth tokens; the WebSocket only
- * participant access tokens (DECISIONS §4).
+ * participant access tokens (docs/decisions.md §4).
  */
 export type Transport = 'api' | 'socket';
 
@@ -61,7 +61,7 @@ const invalidToken = () => unauthorized('Invalid token');
 const adminDisabled = () => forbidden('Admin operations are disabled: ADMIN_API_KEY is not configured');
 
 /**
- * The one place that turns a credential into who is calling (DECISIONS §4, §11), for the API and the WebSocket alike:
+ * The one place that turns a credential into who is calling (docs/decisions.md §4, §11), for the API and the WebSocket alike:
  * the token-error mapping, the tenant-key check and the "participant still in its room" check live here only. The
  * transports' adapters (src/http/authenticate.ts, src/realtime/upgrade-auth.ts) read the credential off the wire
  * and hand it over.
@@ -94,7 +94,7 @@ export function createCredentialResolver(deps: CredentialResolverDeps) {
 
   /**
    * Removal revokes at once: a removed participant's unexpired token is refused. The API answers as for any revoked
-   * token (401, DECISIONS §4); the WebSocket says the room or the participant is gone (404, DECISIONS §11), and also
+   * token (401, docs/decisions.md §4); the WebSocket says the room or the participant is gone (404, docs/decisions.md §11), and also
    * refuses an ended room, where the API still lets a participant read its room.
    */
   function requireCurrent(p: ParticipantClaims, transport: 'api'): Promise<void>;
@@ -124,7 +124,7 @@ export function createCredentialResolver(deps: CredentialResolverDeps) {
   async function apiBearer(token: string, access: OperationAccess): Promise<Principal> {
     const claims = await verifyToken(token, 'api');
     if (claims.typ === 'access' && !claims.participant_id) {
-      // The key id only, read now (no cache): a rotation retires the token on the very next request (DECISIONS §4).
+      // The key id only, read now (no cache): a rotation retires the token on the very next request (docs/decisions.md §4).
       const rows: Array<{ api_key_id: string }> = await deps.em().getConnection().execute('select api_key_id from tenants where id = ?', [claims.tenant_id]);
       if (!rows[0] || !issuedFromCurrentKey({ apiKeyId: rows[0].api_key_id }, claims)) throw invalidToken();
       return { kind: 'tenant', tenantId: claims.tenant_id, via: 'access_token' };
@@ -143,7 +143,7 @@ export function createCredentialResolver(deps: CredentialResolverDeps) {
       const { adminKey, apiKey, bearer } = presented;
       if (adminKey !== undefined && access.schemes.has('AdminKeyAuth')) {
         // Generated clients (typescript-fetch) send their one key in every API-key header an operation declares: an
-        // X-Admin-Key equal to the X-API-Key beside it is that echo unless it is the admin key (DECISIONS §12).
+        // X-Admin-Key equal to the X-API-Key beside it is that echo unless it is the admin key (docs/decisions.md §12).
         const echoOfApiKey = apiKey !== undefined && access.schemes.has('ApiKeyAuth') && adminKey === apiKey;
         if (deps.adminApiKey && safeEqual(adminKey, deps.adminApiKey)) return { kind: 'admin' };
         if (!echoOfApiKey) {

@@ -7,7 +7,7 @@ import type { Orm } from './orm.ts';
 import { SigningKeySchema, type SigningKey as SigningKeyRow } from './signing-key.entity.ts';
 
 // The JWT signing keys live in the database (private half sealed with SECRETS_KEY, bound to its kid) so every API
-// instance signs and verifies with the same set, and tokens survive restarts. They rotate (DECISIONS §4, docs/security.md):
+// instance signs and verifies with the same set, and tokens survive restarts. They rotate (docs/decisions.md §4, docs/security.md):
 //
 //   created ──(activation delay: every instance has loaded it)──▶ signs ──(its successor signs)──▶ verifies only
 //           ──(the longest token lifetime after that)──▶ retired: gone from JWKS, tokens signed with it are refused.

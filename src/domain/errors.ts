@@ -1,7 +1,7 @@
-// The error catalogue of the whole service (DECISIONS §3): what services, activities, the HTTP layer and the WebSocket
+// The error catalogue of the whole service (docs/decisions.md §3): what services, activities, the HTTP layer and the WebSocket
 // gateway throw and report. It lives outside src/http/ so that services and worker activities depend on no HTTP code;
 // src/http/errors.ts turns anything thrown into this envelope for a response.
-// The one catalogue of error codes (DECISIONS §3): each code is declared once, with its HTTP status.
+// The one catalogue of error codes (docs/decisions.md §3): each code is declared once, with its HTTP status.
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   INVALID_STATE: 400,

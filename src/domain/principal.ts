@@ -1,4 +1,4 @@
-// Who is calling, as resolved by the authenticate middleware from one of the three credentials (DECISIONS §4).
+// Who is calling, as resolved by the authenticate middleware from one of the three credentials (docs/decisions.md §4).
 export type ParticipantRole = 'host' | 'participant' | 'viewer';
 
 export type Principal =

@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
-// The hand-over outbox (DECISIONS §15). src/handover/handover.ts and relay.ts read and write it with plain SQL; this
+// The hand-over outbox (docs/decisions.md §15). src/handover/handover.ts and relay.ts read and write it with plain SQL; this
 // definition exists so migrations and scripts/schema-diff.ts know the table (migration 20261125-handover). No foreign
 // keys: a tenant purge is recorded in the very transaction that deletes the tenant, and must outlive its rows.
 export const WorkflowHandoverSchema = defineEntity({

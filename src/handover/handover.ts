@@ -1,4 +1,4 @@
-// The one way durable work is handed over from a database change to Temporal (DECISIONS §15): a transactional outbox.
+// The one way durable work is handed over from a database change to Temporal (docs/decisions.md §15): a transactional outbox.
 // A service or an activity that changes state and implies a workflow records the start here, in the SAME transaction
 // as its change (`record`), so the change and the obligation commit together or not at all. The relay (relay.ts)
 // then starts what was recorded, idempotently by workflow id, until it is started. Nothing else in the code starts a
@@ -6,12 +6,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WorkflowSubject } from '../../workflows/shared.ts';
 
-/** A workflow start as the relay will make it: ids only in `args` (DECISIONS §13), never a secret. */
+/** A workflow start as the relay will make it: ids only in `args` (docs/decisions.md §13), never a secret. */
 export interface HandoverStart {
   workflowType: string;
   workflowId: string;
   args: unknown[];
-  /** What the run's search attributes name (DECISIONS §13). */
+  /** What the run's search attributes name (docs/decisions.md §13). */
   subject: WorkflowSubject;
   /** The run's one-line staticSummary. */
   summary: string;
@@ -74,7 +74,7 @@ export class Handovers {
 
   /** A transaction that recorded hand-overs has committed (callers that run their own transaction call this). */
   committed(): void {
-    // DECISIONS §15's fault test: the process dies between commit and start; the relay of another process (or this
+    // docs/decisions.md §15's fault test: the process dies between commit and start; the relay of another process (or this
     // one restarted) must still start what was recorded.
     if (this.#options.fault === 'exit-after-commit') process.exit(86);
     this.#wake();

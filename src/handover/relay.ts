@@ -1,4 +1,4 @@
-// The relay of the hand-over outbox (handover.ts, DECISIONS §15). Every api and worker process runs one: it takes
+// The relay of the hand-over outbox (handover.ts, docs/decisions.md §15). Every api and worker process runs one: it takes
 // pending rows with SELECT … FOR UPDATE SKIP LOCKED (so processes share the work and never start a row twice at the
 // same moment), starts each workflow by its id, and marks the row started. A start that fails (Temporal down or slow)
 // leaves the row pending with a later next_attempt_at (capped backoff); a process that dies holding rows releases

@@ -1,5 +1,5 @@
-// Every workflow start a request or an activity hands over (DECISIONS §15), in one table: id (workflows/shared.ts),
-// ids-only input, search attributes and summary (DECISIONS §13), and what a run already using the id means.
+// Every workflow start a request or an activity hands over (docs/decisions.md §15), in one table: id (workflows/shared.ts),
+// ids-only input, search attributes and summary (docs/decisions.md §13), and what a run already using the id means.
 import {
   emptyRoomWorkflowId,
   postMeetingWorkflowId,
@@ -18,7 +18,7 @@ type RoomRef = { id: string; name?: string | null };
 
 export const starts = {
   /**
-   * Ingestion of a recording (DECISIONS §7). A running one is reused (a duplicate notification starts nothing new), a
+   * Ingestion of a recording (docs/decisions.md §7). A running one is reused (a duplicate notification starts nothing new), a
    * completed one is not repeated, a failed one may run again; `restart` (Recover) replaces a running one.
    */
   ingestion(s: { recordingId: string; tenantId: string; room: RoomRef; upstreamRecordingId: string; retryWindowSeconds: number; restart?: boolean }): HandoverStart {
@@ -44,7 +44,7 @@ export const starts = {
     };
   },
 
-  /** A room ended or was deleted: stop what still records it (DECISIONS §6). */
+  /** A room ended or was deleted: stop what still records it (docs/decisions.md §6). */
   roomRecordingStop(s: { tenantId: string; room: RoomRef; how: 'ended' | 'deleted' }): HandoverStart {
     return {
       workflowType: 'roomRecordingStopWorkflow',
@@ -57,7 +57,7 @@ export const starts = {
   },
 
   /**
-   * A new room's empty-room timer (DECISIONS §6): it counts from creation. Signal-with-start with seq 0, which never
+   * A new room's empty-room timer (docs/decisions.md §6): it counts from creation. Signal-with-start with seq 0, which never
    * overrides a real presence change (workflows/empty-room.ts orders them by seq).
    */
   emptyRoomTimer(s: { tenantId: string; roomId: string }): HandoverStart {
@@ -71,7 +71,7 @@ export const starts = {
     };
   },
 
-  /** The stored files of a deleted tenant (DECISIONS §5, §15: the purge refuses while the tenant's row exists). */
+  /** The stored files of a deleted tenant (docs/decisions.md §5, §15: the purge refuses while the tenant's row exists). */
   tenantPurge(s: { tenantId: string }): HandoverStart {
     return {
       workflowType: 'tenantPurgeWorkflow',
@@ -83,7 +83,7 @@ export const starts = {
   },
 
   /**
-   * Post-meeting re-run `run` (≥ 2) of a recording (POST /recordings/{id}/post-meeting, DECISIONS §9): recorded in the
+   * Post-meeting re-run `run` (≥ 2) of a recording (POST /recordings/{id}/post-meeting, docs/decisions.md §9): recorded in the
    * transaction that starts the result row over as this run. `post-meeting-<recording>-<run>`: one run per n, so a start
    * relayed twice finds the run (USE_EXISTING) or its closed run (REJECT_DUPLICATE) and never processes twice.
    */
@@ -99,7 +99,7 @@ export const starts = {
     };
   },
 
-  /** One transcript (Queue Transcription, DECISIONS §9). */
+  /** One transcript (Queue Transcription, docs/decisions.md §9). */
   transcription(s: { transcriptId: string; tenantId: string; roomId: string; recordingId: string }): HandoverStart {
     return {
       workflowType: 'transcriptionWorkflow',
@@ -111,7 +111,7 @@ export const starts = {
   },
 
   /**
-   * One webhook delivery (DECISIONS §10): post-meeting's, or a re-send. The schedule is fixed at creation, in the input:
+   * One webhook delivery (docs/decisions.md §10): post-meeting's, or a re-send. The schedule is fixed at creation, in the input:
    * a run is deterministic whatever the config becomes.
    */
   webhookDelivery(s: {

@@ -10,7 +10,7 @@ import { PostgresRateLimitStore } from './rate-limit.ts';
 const WINDOW_MS = 60_000;
 
 /**
- * Limits before authentication (DECISIONS §14): per client address, at most `perMinute` failed credentials (a wrong API
+ * Limits before authentication (docs/decisions.md §14): per client address, at most `perMinute` failed credentials (a wrong API
  * key, tenant or participant token, admin key, refresh token, a WebSocket's token, a bad provider signature) and calls
  * of the public token operations, in a fixed one-minute window; then `429 RATE_LIMITED` with `Retry-After` for that
  * address's requests that are not yet authenticated, until the window ends. Loopback is not exempt.

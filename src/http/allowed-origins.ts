@@ -6,7 +6,7 @@ import { originAllowed, originMatchesAny } from '../realtime/origin.ts';
 export const ALLOWED_ORIGINS_TTL_MS = 5_000;
 
 /**
- * Every tenant's `allowed_origins`, cached per instance, for CORS (DECISIONS §14). One query loads all tenants that
+ * Every tenant's `allowed_origins`, cached per instance, for CORS (docs/decisions.md §14). One query loads all tenants that
  * list origins (few rows, small arrays); the copy is reloaded when older than ALLOWED_ORIGINS_TTL_MS and at once
  * after a config change made through this instance (`invalidate`). A short TTL rather than a NOTIFY channel: it needs
  * no listener connection, and five seconds is well within what an operator expects of "save, then reload the page".

@@ -6,7 +6,7 @@ import proxyaddr from 'proxy-addr';
 export type TrustProxy = (address: string, hop: number) => boolean;
 
 /**
- * `TRUST_PROXY` (DECISIONS §14): unset, nobody is trusted and the client is the socket's peer; a number trusts that
+ * `TRUST_PROXY` (docs/decisions.md §14): unset, nobody is trusted and the client is the socket's peer; a number trusts that
  * many hops in front of the API; otherwise a comma-separated list of addresses, CIDR ranges or proxy-addr's names
  * (`loopback`, `linklocal`, `uniquelocal`). Throws on an entry proxy-addr does not understand.
  */

@@ -3,7 +3,7 @@ import onHeaders from 'on-headers';
 import type { AllowedOrigins } from './allowed-origins.ts';
 import { specPathOf, type SpecPath } from './methods.ts';
 
-/** Request headers a browser may send (DECISIONS §14); a preflight is answered with the requested ones among them. */
+/** Request headers a browser may send (docs/decisions.md §14); a preflight is answered with the requested ones among them. */
 const ALLOWED_REQUEST_HEADERS = ['Authorization', 'X-API-Key', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'];
 const ALLOWED_BY_LOWER = new Map(ALLOWED_REQUEST_HEADERS.map((h) => [h.toLowerCase(), h]));
 /**
@@ -14,7 +14,7 @@ export const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, Location, RateLimit, 
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 /**
- * CORS for every operation (DECISIONS §14), in one middleware placed before method handling, parsing and
+ * CORS for every operation (docs/decisions.md §14), in one middleware placed before method handling, parsing and
  * authentication, so preflights, refusals and errors (401, 404, 429, …) all carry the same headers.
  *
  * - A preflight carries no credentials: the origin is judged "before a tenant is known" (some tenant lists it, or the

@@ -60,7 +60,7 @@ export function toApiError(err: unknown): ApiError {
 
 // Socket-level failures reaching a dependency, and PostgreSQL's own "not now" answers: SQLSTATE class 08 (connection
 // exception), 57P01-57P03 (shut down by the administrator, crash recovery, cannot connect now), 53300 (too many
-// connections). The database restarting is not a bug of ours: 503 + Retry-After (DECISIONS §3), never a 500.
+// connections). The database restarting is not a bug of ours: 503 + Retry-After (docs/decisions.md §3), never a 500.
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300']);
 
 function isDependencyUnavailable(err: unknown): boolean {

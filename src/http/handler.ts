@@ -3,7 +3,7 @@ import type { operations } from '../../generated/openapi.ts';
 import type { Principal } from '../domain/principal.ts';
 
 /**
- * Handlers typed from the contract (ARCHITECTURE habit 7): `handler<'getRoom'>((input, principal) => …)` gets the
+ * Handlers typed from the contract (docs/architecture.md habit 7): `handler<'getRoom'>((input, principal) => …)` gets the
  * operation's path parameters, query and body as generated/openapi.ts declares them, and must return one of the
  * responses the spec declares for it. The types hold because express-openapi-validator runs first: it refuses what
  * the schema does not allow, coerces path and query values to the schema's types and fills the schema's defaults.

@@ -3,7 +3,7 @@ import type { OpenApiRequest } from 'express-openapi-validator/dist/framework/ty
 import { ApiError, type ErrorDetail } from '../domain/errors.ts';
 
 /**
- * The one place for the two input rules a JSON Schema cannot state (DECISIONS §3: a 5xx caused by client input is a bug):
+ * The one place for the two input rules a JSON Schema cannot state (docs/decisions.md §3: a 5xx caused by client input is a bug):
  * - U+0000 in any string (body at any depth, query values, path parameters): PostgreSQL `text` cannot store it, so it
  *   would otherwise surface as a driver error. A `pattern` on every string of the contract would repeat the rule
  *   hundreds of times and be forgotten on the next field; one walk over the parsed input cannot be.

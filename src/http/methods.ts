@@ -39,7 +39,7 @@ export function specPaths(operations: SpecOperation[]): SpecPath[] {
 /**
  * HTTP method semantics of RFC 9110, decided before validation so every path of the contract behaves alike:
  * OPTIONS answers 204 with `Allow`; a method the path does not have is 405 METHOD_NOT_ALLOWED with `Allow`
- * (DECISIONS §3); HEAD runs the GET operation and Node drops the body (it decided at the start of the response that a
+ * (docs/decisions.md §3); HEAD runs the GET operation and Node drops the body (it decided at the start of the response that a
  * HEAD response has none), so headers and status are exactly GET's. Unknown paths fall through to 404.
  */
 export function httpMethodSemantics(operations: SpecOperation[]): RequestHandler {
@@ -65,7 +65,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 /**
  * `connectWebSocket`: a real upgrade is taken by the gateway on the server's `upgrade` event and never reaches Express,
  * so whatever arrives here is a plain HTTP request: 426 UPGRADE_REQUIRED with `Upgrade: websocket` (RFC 9110 §15.5.22,
- * DECISIONS §3).
+ * docs/decisions.md §3).
  */
 export const upgradeRequired: RequestHandler = (_req, _res, next) =>
   next(

@@ -6,7 +6,7 @@ import { ApiError } from '../domain/errors.ts';
 const WINDOW_MS = 60_000;
 
 /**
- * Per-tenant request rate (DECISIONS §3): at most `perMinute` requests per fixed one-minute window, counted in
+ * Per-tenant request rate (docs/decisions.md §3): at most `perMinute` requests per fixed one-minute window, counted in
  * PostgreSQL so the limit holds however many API instances serve the tenant (issue 10). Runs after authentication,
  * keyed by tenant; the admin is not limited. If the counter cannot be written (database down) the request passes:
  * the limit must never be what takes the API down, and the request will meet the same database anyway.

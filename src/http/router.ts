@@ -10,7 +10,7 @@ export type OperationHandlers = Partial<Record<string, TypedHandler>>;
 
 /**
  * Binds handlers to the spec's operations by operationId, so the contract drives the router. Start-up stops when an
- * operation of the contract has no handler (no 501 path, DECISIONS §3) and when a handler serves an operation the spec
+ * operation of the contract has no handler (no 501 path, docs/decisions.md §3) and when a handler serves an operation the spec
  * does not declare (no route exists in code but not in the spec), and when a handler that needs a caller serves an
  * operation that declares no credential for one.
  */

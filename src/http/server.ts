@@ -7,7 +7,7 @@ import { ApiError, errorBody } from '../domain/errors.ts';
 /**
  * The API's HTTP server. A request so malformed that Node's parser refuses it (a header name with spaces, a
  * `Content-Length` that is not a number, an oversized header block) never reaches Express; Node's default answer is a
- * bare `400` with no body. Here it gets the same envelope as every other refusal (DECISIONS §3: JSON, `X-Request-Id`),
+ * bare `400` with no body. Here it gets the same envelope as every other refusal (docs/decisions.md §3: JSON, `X-Request-Id`),
  * so a client — or the contract fuzzer — sees one error shape whatever it sends. With `limits` (config.http), a client
  * too slow with its headers or its request is answered 408 and disconnected.
  */

@@ -4,7 +4,7 @@ import { UPSTREAM_SIGNATURE_HEADER } from '../upstream/protocol.ts';
 import { ApiError, validationError } from '../domain/errors.ts';
 
 /**
- * Guards the media provider's webhook (DECISIONS §7): reads the raw bytes itself, checks `X-Upstream-Signature` (hex
+ * Guards the media provider's webhook (docs/decisions.md §7): reads the raw bytes itself, checks `X-Upstream-Signature` (hex
  * HMAC-SHA256, constant time) before anything parses them, and only then parses JSON. Mounted ahead of the JSON body
  * parser and the OpenAPI validator, so a bad signature is 401 INVALID_SIGNATURE whatever the body holds.
  */

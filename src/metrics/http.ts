@@ -6,7 +6,7 @@ import { metrics } from './metrics.ts';
 
 /**
  * Times every request and records it under the operationId express-openapi-validator matched (`unmatched` for a
- * path outside the contract): labelled by operation, never by raw path, so cardinality is bounded (DECISIONS §12).
+ * path outside the contract): labelled by operation, never by raw path, so cardinality is bounded (docs/decisions.md §12).
  */
 export function httpMetrics(): RequestHandler {
   return (req, res, next) => {

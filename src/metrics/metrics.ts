@@ -1,4 +1,4 @@
-// Every Prometheus metric of Convene (DECISIONS §12), in one registry per process, and the small API the rest of the
+// Every Prometheus metric of Convene (docs/decisions.md §12), in one registry per process, and the small API the rest of the
 // code calls. Labels are bounded on purpose: operations come from the spec's operationIds (never a raw path),
 // statuses are HTTP codes, event names and workflow kinds come from the contract and the code, outcomes and providers
 // from short fixed lists. A label fed from user input would let one client grow the registry without bound.

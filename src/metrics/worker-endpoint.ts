@@ -6,7 +6,7 @@ import { metrics } from './metrics.ts';
 
 /**
  * The worker has no HTTP API, yet its activities feed webhook, transcription and AI metrics: with WORKER_METRICS_PORT
- * set it answers `GET /metrics` on that port, under the same token rule as the API (DECISIONS §12).
+ * set it answers `GET /metrics` on that port, under the same token rule as the API (docs/decisions.md §12).
  */
 export async function serveWorkerMetrics(
   port: number,

@@ -1,4 +1,4 @@
-// The `builtin` AI analyser (DECISIONS §9): an extractive summary and rule-based action items, in the project,
+// The `builtin` AI analyser (docs/decisions.md §9): an extractive summary and rule-based action items, in the project,
 // deterministic, no network. The same transcript always gives the same summary and the same items.
 //
 // It reads recogniser output as it comes (no reliable punctuation or capitals, one `speaker_0` for everyone when the

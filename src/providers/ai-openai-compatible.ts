@@ -1,7 +1,7 @@
-// The `openai-compatible` AI analyser (DECISIONS §9): `POST {base}/chat/completions` asking for a JSON object
+// The `openai-compatible` AI analyser (docs/decisions.md §9): `POST {base}/chat/completions` asking for a JSON object
 // `{summary, action_items}`. The model is the tenant's `<vendor>/<model>` when given, else the operator's (AI_MODEL);
 // the tenant's key replaces the operator's. Any server speaking OpenAI's chat completions works: OpenAI, routers
-// (OpenRouter, LiteLLM), vLLM, and self-hosted servers such as llama.cpp's, which differ (DECISIONS §9 "Self-hosted
+// (OpenRouter, LiteLLM), vLLM, and self-hosted servers such as llama.cpp's, which differ (docs/decisions.md §9 "Self-hosted
 // LLMs"): some refuse `response_format` (asked again without it, remembered per base URL), they wrap JSON in fences or
 // prose (llm-answer.ts reads it), their context window may be 8k tokens (a transcript that does not fit is cut into
 // parts, each analysed alone, then merged; a llama.cpp `exceed_context_size_error` cuts smaller), and they read
@@ -41,7 +41,7 @@ const MAX_PARTS = 24;
 /** A server that answers "too long" is asked with parts this much smaller when it does not say by how much. */
 const SHRINK_WITHOUT_NUMBERS = 0.5;
 
-/** Base URLs known to refuse `response_format`, for the life of the process (DECISIONS §9). */
+/** Base URLs known to refuse `response_format`, for the life of the process (docs/decisions.md §9). */
 const withoutResponseFormat = new Set<string>();
 
 interface Call {

@@ -1,5 +1,5 @@
 // Audio handling shared by the transcription adapters: splitting a PCM WAV that is over a provider's upload limit
-// into parts that each carry their own header (DECISIONS §9), re-timing the parts' segments, and the rules applied
+// into parts that each carry their own header (docs/decisions.md §9), re-timing the parts' segments, and the rules applied
 // by us where a vendor lacks the option (profanity filter).
 
 import { Readable } from 'node:stream';
@@ -25,7 +25,7 @@ const WAV_PCM = 1;
  * The uploads a request needs so that each request's body stays within `limit.bodyBytes`: the file as it is when it
  * fits; else the sample data of a PCM WAV cut on sample boundaries, each part prefixed with its own 44-byte header
  * and read as a byte range. `limit.envelopeBytes` is what the request adds around the file (a multipart body's
- * fields and boundaries): a provider's limit is on the whole body (OpenAI: 25 MiB), not the file part (DECISIONS §9
+ * fields and boundaries): a provider's limit is on the whole body (OpenAI: 25 MiB), not the file part (docs/decisions.md §9
  * "Limits of real providers"). Any other format over the limit is a final failure naming the limit.
  */
 export async function audioParts(

@@ -1,4 +1,4 @@
-// The `deepgram` transcription provider (DECISIONS §9): `POST {base}/v1/listen` with the raw audio as the body
+// The `deepgram` transcription provider (docs/decisions.md §9): `POST {base}/v1/listen` with the raw audio as the body
 // (streamed), options in the query string, `Authorization: Token <key>`. Field names as Deepgram documents its
 // pre-recorded API: `results.utterances[]` (`start`, `end`, `transcript`, `speaker`), else
 // `results.channels[0].alternatives[0]` (`paragraphs.paragraphs[].sentences[]`, `words[]`, `transcript`).

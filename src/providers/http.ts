@@ -1,5 +1,5 @@
 // What every provider adapter shares: one HTTP request with a streamed body and a timeout, a bound on requests in
-// flight, and the one classification of failures into retryable or not (DECISIONS §9).
+// flight, and the one classification of failures into retryable or not (docs/decisions.md §9).
 
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -108,7 +108,7 @@ function connectionError(provider: string, error: Error & { code?: string }): Pr
  */
 export function failureOf(provider: string, response: ProviderResponse, key?: string): ProviderError {
   const { status } = response;
-  // A vendor may echo the key it refused; the reason is stored and shown, the key must not be (DECISIONS §13).
+  // A vendor may echo the key it refused; the reason is stored and shown, the key must not be (docs/decisions.md §13).
   const reason = key ? reasonOf(response.body).replaceAll(key, '***') : reasonOf(response.body);
   const retryable = status === 408 || status === 429 || status >= 500;
   const message =

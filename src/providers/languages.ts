@@ -1,5 +1,5 @@
 // Languages the transcription adapters accept (BCP 47). A tenant's `transcription_language` must be one that at least
-// one configured provider supports (DECISIONS §5). Each list follows its vendor's published language table.
+// one configured provider supports (docs/decisions.md §5). Each list follows its vendor's published language table.
 export const PROVIDER_LANGUAGES: Record<string, readonly string[]> = {
   openai: [
     'af', 'ar', 'hy', 'az', 'be', 'bs', 'bg', 'ca', 'zh', 'hr', 'cs', 'da', 'nl', 'en', 'en-US', 'en-GB', 'et', 'fi',

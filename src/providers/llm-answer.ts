@@ -1,4 +1,4 @@
-// Reading a language model's answer (DECISIONS §9 "Self-hosted LLMs"): models, small self-hosted ones above all,
+// Reading a language model's answer (docs/decisions.md §9 "Self-hosted LLMs"): models, small self-hosted ones above all,
 // wrap the JSON asked for in a code fence or in prose, answer action items as text or as objects, write "No new
 // tasks this week." as an item, or use the recogniser's speaker label as a name. This module turns such an answer
 // into clean insights; anything it cannot read is a final failure with the answer's first 200 characters.
@@ -75,7 +75,7 @@ export function summaryFrom(content: string): string | undefined {
 }
 
 /**
- * An item as "Owner: task by deadline" (DECISIONS §9). Models answer text, or objects such as `{owner, task, due}`;
+ * An item as "Owner: task by deadline" (docs/decisions.md §9). Models answer text, or objects such as `{owner, task, due}`;
  * an object's owner and deadline are added unless its text already says them.
  */
 function actionItemText(item: unknown): string | undefined {
@@ -92,7 +92,7 @@ function actionItemText(item: unknown): string | undefined {
   return out;
 }
 
-/** A recogniser's speaker label (`speaker_0`, `Speaker 2`, `spk_1`): never a person's name (DECISIONS §9). */
+/** A recogniser's speaker label (`speaker_0`, `Speaker 2`, `spk_1`): never a person's name (docs/decisions.md §9). */
 const SPEAKER_LABEL = /^(?:speaker|spk)[ _-]?\d+$/i;
 /** An owner prefix: `Name: ` at the start of an item. */
 const OWNER_PREFIX = /^([^:\n]{1,60}):\s+/;

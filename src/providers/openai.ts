@@ -1,9 +1,9 @@
-// The `openai` transcription provider (DECISIONS §9): OpenAI's `POST {base}/audio/transcriptions` and the servers
+// The `openai` transcription provider (docs/decisions.md §9): OpenAI's `POST {base}/audio/transcriptions` and the servers
 // that copy it (self-hosted Whisper servers, the development media server). The multipart body is written around
 // the audio stream, never buffered, and the whole body stays within OPENAI_MAX_UPLOAD_BYTES (OpenAI's limit is on
 // the request, 25 MiB: the file part alone must leave room for the fields). Speakers come from `diarized_json`; a
 // server that refuses that format (a 400/422 about `response_format`) is asked again with `verbose_json`, and
-// remembered so it is not asked twice; any other error is the reason (DECISIONS §9 "Limits of real providers").
+// remembered so it is not asked twice; any other error is the reason (docs/decisions.md §9 "Limits of real providers").
 
 import { randomBytes } from 'node:crypto';
 import type { TranscriptionVendorConfig } from '../config.ts';
@@ -21,7 +21,7 @@ import {
 
 type ResponseFormat = 'diarized_json' | 'verbose_json';
 
-/** Base URLs known to refuse `diarized_json`, for the life of the process (DECISIONS §9). */
+/** Base URLs known to refuse `diarized_json`, for the life of the process (docs/decisions.md §9). */
 const verboseOnly = new Set<string>();
 
 /** OpenAI reads at most 224 tokens of prompt; keywords beyond that are dropped. */
@@ -45,7 +45,7 @@ export class OpenAiTranscriptionProvider implements TranscriptionProvider {
       this.#limit(() => this.#transcribePart(request, part, onBytes)),
     );
     if (request.profanityFilter) {
-      // OpenAI has no profanity option: we apply it (DECISIONS §9).
+      // OpenAI has no profanity option: we apply it (docs/decisions.md §9).
       for (const segment of result.segments) segment.text = maskProfanity(segment.text);
     }
     return result;

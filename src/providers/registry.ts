@@ -1,4 +1,4 @@
-// The provider registry (DECISIONS §9): every transcription provider and AI analyser, built once from the operator's
+// The provider registry (docs/decisions.md §9): every transcription provider and AI analyser, built once from the operator's
 // settings. A plain object with no I/O of its own, so the container (API) and the worker each build one.
 //
 // Exported for part 2 (transcripts, activities, workflows):
@@ -60,7 +60,7 @@ export function tenantTranscriptionKey(
 }
 
 /**
- * The transcription provider of a post-meeting run (DECISIONS §9 "The tenant's choice holds"): the tenant's
+ * The transcription provider of a post-meeting run (docs/decisions.md §9 "The tenant's choice holds"): the tenant's
  * `post_meeting_webhook.transcription.provider` when it chose one, else the deployment's default. A choice this
  * deployment cannot serve (any more) is a failure naming it: the audio never goes to a provider the tenant did not
  * choose.

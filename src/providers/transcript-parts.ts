@@ -1,4 +1,4 @@
-// Fitting a transcript into a language model's context window (DECISIONS §9 "Self-hosted LLMs"): an estimate of
+// Fitting a transcript into a language model's context window (docs/decisions.md §9 "Self-hosted LLMs"): an estimate of
 // tokens that errs on the large side, and cutting the transcript's lines into parts that each fit a budget.
 
 /**

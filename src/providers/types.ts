@@ -1,4 +1,4 @@
-// The ports of post-meeting processing (DECISIONS §9): transcription providers and AI analysers, each an adapter in a
+// The ports of post-meeting processing (docs/decisions.md §9): transcription providers and AI analysers, each an adapter in a
 // registry (one file per vendor). Workflows and activities see only these types.
 import type { Readable } from 'node:stream';
 
@@ -12,7 +12,7 @@ export interface TranscriptSegmentOut {
 }
 
 /**
- * The speaker of a segment the provider gave no label (DECISIONS §9): every segment carries a string speaker, so a
+ * The speaker of a segment the provider gave no label (docs/decisions.md §9): every segment carries a string speaker, so a
  * transcript without diarization reads as one speaker rather than as missing data.
  */
 export const UNLABELLED_SPEAKER = 'speaker_0';
@@ -60,7 +60,7 @@ export interface AnalysisRequest {
   segments: TranscriptSegmentOut[];
   language: string | null;
   apiKey?: string;
-  /** `<vendor>/<model>` (DECISIONS §9); the operator's default when absent. */
+  /** `<vendor>/<model>` (docs/decisions.md §9); the operator's default when absent. */
   model?: string;
   signal?: AbortSignal;
 }

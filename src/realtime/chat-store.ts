@@ -1,7 +1,7 @@
 import type { ChatMessageData } from '../../generated/asyncapi.ts';
 import { chatData, type Sql } from './pg-bus.ts';
 
-// Chat messages are stored (DECISIONS §11) in the room's transaction that announces them.
+// Chat messages are stored (docs/decisions.md §11) in the room's transaction that announces them.
 
 /** Whether the room takes chat now: `chat_enabled` and still active. */
 export async function chatOpen(sql: Sql, roomId: string): Promise<boolean> {

@@ -2,7 +2,7 @@ import type { EmptyRoomTimer } from '../temporal/empty-room-timer.ts';
 import type { PgRoomBus, RoomAction, Sql } from './pg-bus.ts';
 import * as presence from './presence.ts';
 
-// "The room became empty: tell the timer" (DECISIONS §6), said once for every way a participant stops being present:
+// "The room became empty: tell the timer" (docs/decisions.md §6), said once for every way a participant stops being present:
 // its last socket closes (gateway), its instance dies (reaper), it is removed or replaced (services).
 
 export interface Departure {

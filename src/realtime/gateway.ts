@@ -39,7 +39,7 @@ export interface GatewayDeps extends UpgradeAuthDeps {
   timer: EmptyRoomTimer;
   logger: Logger;
   /**
-   * The API's limiter of failed credentials per client address (DECISIONS §14), shared with the HTTP app: a refused
+   * The API's limiter of failed credentials per client address (docs/decisions.md §14), shared with the HTTP app: a refused
    * token counts, and an address over the limit is refused before its token is checked. Also names the client address
    * (TRUST_PROXY). Without it (tests), the socket's peer is the address and failures are not counted.
    */
@@ -62,7 +62,7 @@ const DEFAULTS = {
 };
 
 /**
- * Attaches the room WebSocket to the API's HTTP server (DECISIONS §11). The socket layer only: upgrade, authentication
+ * Attaches the room WebSocket to the API's HTTP server (docs/decisions.md §11). The socket layer only: upgrade, authentication
  * (upgrade-auth.ts), lifecycle; a socket's state, heartbeat and flood limit are connection.ts; what a member may do is
  * room-commands.ts. Call bus.listen() too.
  */

@@ -4,7 +4,7 @@ import { createPool } from '../db/pool.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { ChatMessageData, ServerMessage } from '../../generated/asyncapi.ts';
 
-// The one module that owns cross-instance fan-out (DECISIONS §11). A room's events are produced inside a transaction
+// The one module that owns cross-instance fan-out (docs/decisions.md §11). A room's events are produced inside a transaction
 // that first bumps the room's counter in `room_event_sequences`: the row lock makes producers of one room take turns,
 // and `pg_notify` inside that transaction is delivered at commit. PostgreSQL delivers notifications to every listener
 // in commit order, so every API instance sees the events of a room in the same order, numbered by `seq`.

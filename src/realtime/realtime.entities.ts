@@ -39,7 +39,7 @@ export const RaisedHandSchema = defineEntity({
   },
 });
 
-/** Chat is stored (DECISIONS §11). */
+/** Chat is stored (docs/decisions.md §11). */
 export const ChatMessageSchema = defineEntity({
   name: 'ChatMessage',
   tableName: 'chat_messages',

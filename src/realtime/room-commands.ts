@@ -8,7 +8,7 @@ import type { PgRoomBus, RoomAction } from './pg-bus.ts';
 import * as presence from './presence.ts';
 import type { SocketIdentity } from './upgrade-auth.ts';
 
-// What a member of a room may do over its socket, and what the room hears of it (DECISIONS §6, §11): the rules live
+// What a member of a room may do over its socket, and what the room hears of it (docs/decisions.md §6, §11): the rules live
 // here, the SQL behind named functions (presence.ts, chat-store.ts), each change in the room's turn (PgRoomBus.append).
 // The gateway only moves text between sockets and these commands.
 
@@ -56,7 +56,7 @@ export class RoomCommands {
         maxSockets: this.maxSocketsPerParticipant,
       });
       const actions: RoomAction[] = outcome.ok && outcome.becamePresent ? [send({ event: 'participant.joined', data: outcome.me })] : [];
-      // Over the cap, the oldest sockets are closed wherever they are: a new one replaces the oldest (DECISIONS §11).
+      // Over the cap, the oldest sockets are closed wherever they are: a new one replaces the oldest (docs/decisions.md §11).
       if (outcome.ok && outcome.displaced.length > 0) {
         actions.push({ k: 'drop', c: outcome.displaced, code: CloseCode.REPLACED_BY_NEWER_SOCKET, reason: 'Replaced by a newer connection' });
       }
@@ -128,7 +128,7 @@ export class RoomCommands {
     }
   }
 
-  /** Chat needs `chat_enabled` and an active room (DECISIONS §11); false when refused. */
+  /** Chat needs `chat_enabled` and an active room (docs/decisions.md §11); false when refused. */
   private async chat(o: Occupant, texts: string[]): Promise<boolean> {
     const messages = texts.map((text) => ({ id: uuidv7(), text }));
     const { result } = await this.bus.append(o.roomId, async (sql) => {
@@ -146,7 +146,7 @@ export class RoomCommands {
       case 'ping':
         return reply({ event: 'pong', data: {} });
       case 'chat.send':
-        // Viewers receive events but cannot chat (DECISIONS §6); everyone else's chat is batched in handle().
+        // Viewers receive events but cannot chat (docs/decisions.md §6); everyone else's chat is batched in handle().
         return reply(refusal('FORBIDDEN', 'Viewers cannot chat'));
       case 'hand.raise': {
         if (o.role === 'viewer') return reply(refusal('FORBIDDEN', 'Viewers cannot raise a hand'));

@@ -31,7 +31,7 @@ export class RealtimeEventPublisher extends LocalEventBus {
     switch (event.type) {
       case 'room.created':
       case 'participant.added':
-        // The room's empty-room timer is started by the hand-over recorded with the room (DECISIONS §6, §15), even
+        // The room's empty-room timer is started by the hand-over recorded with the room (docs/decisions.md §6, §15), even
         // while Temporal is unreachable; a participant is announced as participant.joined when its socket opens.
         return;
       case 'recording.started':

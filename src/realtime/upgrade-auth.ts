@@ -36,7 +36,7 @@ export function tokenFrom(req: IncomingMessage, url: URL): string | undefined {
 }
 
 /**
- * Everything checked before the upgrade (DECISIONS §11): token (401), origin (403), room active and participant not
+ * Everything checked before the upgrade (docs/decisions.md §11): token (401), origin (403), room active and participant not
  * removed (404). The credential rules are the resolver's (src/auth/credentials.ts), shared with the API; the origin
  * is this transport's own. Throws the ApiError to answer with.
  */

@@ -1,5 +1,5 @@
 // Credentials out of free text: failure messages that reach workflow histories (src/activities/safe-failure.ts) and
-// failure reasons the API shows (`failure_reason`, DECISIONS §9). Errors from fetch, the S3 client or a provider may
+// failure reasons the API shows (`failure_reason`, docs/decisions.md §9). Errors from fetch, the S3 client or a provider may
 // echo the URL they called, signed query and all.
 
 /** A URL up to whitespace or a quote; punctuation that ends a sentence ("…/x.wav: 503") is not part of it. */

@@ -11,7 +11,7 @@ const ROLES = ['host', 'participant', 'viewer'] as const;
 export type TokenType = (typeof TOKEN_TYPES)[number];
 export type ParticipantRole = (typeof ROLES)[number];
 
-/** Every claim a Convene token can carry (DECISIONS §4). */
+/** Every claim a Convene token can carry (docs/decisions.md §4). */
 export interface TokenClaims {
   iss: string;
   aud: string;

@@ -46,13 +46,13 @@ export interface Core {
   /** Presence cleanup and socket notices that commit with a service's change. */
   sessions: RealtimeRoomSessions;
   orchestrator: TemporalRecordingOrchestrator;
-  /** Workflow starts recorded with the change that implies them (DECISIONS §15); relayed by this process too. */
+  /** Workflow starts recorded with the change that implies them (docs/decisions.md §15); relayed by this process too. */
   handovers: Handovers;
   /** SECRETS_KEY: tenant secrets and the notification links kept with recordings, sealed at rest. */
   secretBox: SecretBox;
   tenants: TenantService;
   rooms: RoomService;
-  /** Transcription providers and AI analysers (DECISIONS §9), from the operator's settings. */
+  /** Transcription providers and AI analysers (docs/decisions.md §9), from the operator's settings. */
   providers: ProviderRegistry;
   close(): Promise<void>;
 }
@@ -88,7 +88,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
     sessions,
     providers,
   });
-  // Ending or deleting a room stops its recording (DECISIONS §6) through a hand-over recorded in that transaction.
+  // Ending or deleting a room stops its recording (docs/decisions.md §6) through a hand-over recorded in that transaction.
   const rooms = new RoomService({ tenants, events, sessions, handovers });
   return {
     config,

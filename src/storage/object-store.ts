@@ -52,7 +52,7 @@ export interface ObjectStore {
   archive(key: string): Promise<ObjectLocation>;
   /**
    * Copies the object to the archive bucket and keeps the primary copy (Archive Recording removes it once the row says
-   * `archived`, DECISIONS §15). Safe to repeat: an archive copy already there is enough when the primary one is gone.
+   * `archived`, docs/decisions.md §15). Safe to repeat: an archive copy already there is enough when the primary one is gone.
    */
   copyToArchive(key: string): Promise<ObjectLocation>;
   /** Removes the object; a missing object is not an error. */

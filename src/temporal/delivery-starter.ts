@@ -1,5 +1,5 @@
 // A direct start of the delivery workflow, for tests and operators that drive a delivery by hand. The service never uses
-// it: a re-send and post-meeting record their start with the delivery row (src/handover/, DECISIONS §15).
+// it: a re-send and post-meeting record their start with the delivery row (src/handover/, docs/decisions.md §15).
 import type { Client } from '@temporalio/client';
 import { metrics } from '../metrics/metrics.ts';
 import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';

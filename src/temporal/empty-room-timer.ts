@@ -24,7 +24,7 @@ export interface TemporalEmptyRoomTimerOptions {
 
 /**
  * Presence changes, signal-with-start: a change reaches the room's workflow, or starts it if it is not running (its
- * first start is the hand-over recorded with the room, src/handover/, DECISIONS §15). A failure is logged, not thrown:
+ * first start is the hand-over recorded with the room, src/handover/, docs/decisions.md §15). A failure is logged, not thrown:
  * the change it reports has already happened and the workflow re-checks the database before ending a room.
  */
 export class TemporalEmptyRoomTimer implements EmptyRoomTimer {
@@ -61,7 +61,7 @@ export class TemporalEmptyRoomTimer implements EmptyRoomTimer {
         args: [{ tenantId, roomId }],
         signal: presenceSignal,
         signalArgs: [{ present, seq }],
-        // Used by the start only (a running workflow keeps its own): DECISIONS §13.
+        // Used by the start only (a running workflow keeps its own): docs/decisions.md §13.
         typedSearchAttributes: searchAttributesFor({ tenantId, roomId }),
         staticSummary: `end room ${roomId} once it has been empty for the tenant's empty_room_timeout_minutes`,
       }));

@@ -1,5 +1,5 @@
 // The API side's signal to the recording workflows. Starts are not made here: every workflow a request implies is
-// recorded with its change and relayed (src/handover/, DECISIONS §15). What remains is news for a running workflow,
+// recorded with its change and relayed (src/handover/, docs/decisions.md §15). What remains is news for a running workflow,
 // best effort by design: the auto-stop timer re-reads the recording before it stops anything.
 import type { Client } from '@temporalio/client';
 import { recordingAutoStopWorkflowId, recordingStoppedSignal } from '../../workflows/shared.ts';

@@ -1,4 +1,4 @@
-// The development media server (DECISIONS §8): a real HTTP service that plays the media provider for `npm run dev`
+// The development media server (docs/decisions.md §8): a real HTTP service that plays the media provider for `npm run dev`
 // and the tests. It speaks the protocol of docs/media-provider.md: recordings that start, stop, "process" and
 // become ready with a generated WAV at an expiring URL, signed `recording.ready` notifications, and an
 // OpenAI-compatible transcription endpoint that knows what was "said" in the recordings it generated, and an
@@ -65,7 +65,7 @@ export interface SeedRecordingInput {
   /** Send `recording.ready` for a seeded ready recording, default false (a notification the API never got). */
   notify?: boolean;
   /**
-   * Known only to its notification (DECISIONS §7: imports, other regions, webhook-only integrations): the REST API
+   * Known only to its notification (docs/decisions.md §7: imports, other regions, webhook-only integrations): the REST API
    * answers 404 for it and does not list it, its media link works. Default false.
    */
   unlisted?: boolean;

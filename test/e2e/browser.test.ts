@@ -106,7 +106,7 @@ test('a token the server refuses leaves the page disconnected, saying why', asyn
   await page.close();
 });
 
-// CORS (DECISIONS §14) as a browser enforces it: the same page served from two origins (two local ports); the tenant's
+// CORS (docs/decisions.md §14) as a browser enforces it: the same page served from two origins (two local ports); the tenant's
 // allowed_origins lists one. The page reads Get Room with the participant's auth_token (a preflighted cross-origin
 // call, since it sends Authorization): from the listed origin it works, from the other the browser refuses the answer.
 describe('CORS across two origins', () => {

@@ -1,4 +1,4 @@
-// The documentation pages as a reader's browser sees them (DECISIONS §12): served by the real app, opened in Debian's
+// The documentation pages as a reader's browser sees them (docs/decisions.md §12): served by the real app, opened in Debian's
 // headless Chromium. The AsyncAPI page hydrates without errors and loads nothing but itself (no CDN, no fonts), and
 // /docs links it.
 import type { AddressInfo } from 'node:net';

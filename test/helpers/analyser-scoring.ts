@@ -1,4 +1,4 @@
-// Scoring an analyser on the meeting corpus (test/fixtures/meetings, DECISIONS §9 "judged on real meetings"): which
+// Scoring an analyser on the meeting corpus (test/fixtures/meetings, docs/decisions.md §9 "judged on real meetings"): which
 // extracted action items match the labelled ones, precision/recall/F1 per meeting and overall, and whether a summary
 // names the meeting's topics without its small talk. Used by bench/analyser-corpus.ts and the corpus unit test.
 import { readFileSync, readdirSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // A local HTTP server in front of another that refuses any request whose whole body is over a limit, as OpenAI's API
-// does (413 above 25 MiB for the request, not the file part; DECISIONS §9 "Limits of real providers"), and forwards
+// does (413 above 25 MiB for the request, not the file part; docs/decisions.md §9 "Limits of real providers"), and forwards
 // the rest. It can also answer the next requests itself (e.g. a 400 that has nothing to do with `response_format`).
 // Bodies are buffered: tests send a few hundred kB.
 

@@ -1,5 +1,5 @@
 // A local server speaking Deepgram's pre-recorded API (`POST /v1/listen`), the stand-in for Deepgram in tests
-// (DECISIONS §9). Real HTTP: it streams the body (counts the bytes, keeps the first 64 KiB), recognises the
+// (docs/decisions.md §9). Real HTTP: it streams the body (counts the bytes, keeps the first 64 KiB), recognises the
 // development media server's WAVs by their header and answers their scripted transcript in Deepgram's response
 // shape (field names as Deepgram documents them: `metadata`, `results.channels[].alternatives[]` with `transcript`,
 // `words`, `paragraphs`, and `results.utterances[]` with `start`, `end`, `transcript`, `speaker`). It can be

@@ -1,4 +1,4 @@
-// Test helpers around the hand-over outbox (src/handover/, DECISIONS §15): wait for a recorded start to become a run
+// Test helpers around the hand-over outbox (src/handover/, docs/decisions.md §15): wait for a recorded start to become a run
 // (with a generous deadline and the time it took logged, never a wall-clock assertion), read the outbox, and run a
 // relay for a test app's database against a Temporal server of the test's choosing ("another process's relay").
 import type { Client, WorkflowHandle } from '@temporalio/client';

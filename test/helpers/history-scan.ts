@@ -1,4 +1,4 @@
-// DECISIONS §13, "no secret in history", as a reusable check: list every workflow run that a visibility query finds
+// docs/decisions.md §13, "no secret in history", as a reusable check: list every workflow run that a visibility query finds
 // (a task queue, a search attribute), fetch each history, and scan every event: payloads (inputs, results, heartbeats,
 // signals, memos, search attributes) decoded to text, and every string (failure messages, stack traces, summaries).
 import type { Client } from '@temporalio/client';

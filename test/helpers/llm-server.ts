@@ -1,4 +1,4 @@
-// A local server speaking OpenAI's `POST /v1/chat/completions` the way a self-hosted LLM server does (DECISIONS §9
+// A local server speaking OpenAI's `POST /v1/chat/completions` the way a self-hosted LLM server does (docs/decisions.md §9
 // "Self-hosted LLMs"), the stand-in for llama.cpp's server in tests. Real HTTP. What it can be made to do, each as
 // measured on such servers:
 //   - refuse `response_format` with a 400 (some servers do not know the field);

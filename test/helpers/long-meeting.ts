@@ -1,4 +1,4 @@
-// A one-hour meeting as a recogniser writes it (DECISIONS §9): about 9,500 words over 60 minutes, four speakers known
+// A one-hour meeting as a recogniser writes it (docs/decisions.md §9): about 9,500 words over 60 minutes, four speakers known
 // only by their labels (speaker_0 … speaker_3), discussion that commits nobody to anything, and twelve commitments
 // spread through it, three of them repeated in a recap at the end. Deterministic, so tests know the right answer.
 import type { TranscriptSegmentOut } from '../../src/providers/types.ts';

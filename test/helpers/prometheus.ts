@@ -1,4 +1,4 @@
-// Reading Prometheus exposition text in tests (GET /metrics of the API or the worker, DECISIONS §12).
+// Reading Prometheus exposition text in tests (GET /metrics of the API or the worker, docs/decisions.md §12).
 
 /** One sample of the exposition text: `name{a="x",b="y"} value`, labels compared whatever their order; 0 if absent. */
 export function sample(text: string, name: string, labels: Record<string, string> = {}): number {

@@ -84,7 +84,7 @@ export async function createRecordingStack(options: { media?: Partial<DevMediaSe
       workers.add(worker);
       return worker;
     },
-    // Started by the hand-over relay a moment after the request that recorded it (DECISIONS §15): wait for the run.
+    // Started by the hand-over relay a moment after the request that recorded it (docs/decisions.md §15): wait for the run.
     ingestionResult: async (recordingId) => (await startedRun(temporal, recordingIngestWorkflowId(recordingId))).result(),
     async close() {
       for (const worker of workers) await worker.stop();

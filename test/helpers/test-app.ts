@@ -38,7 +38,7 @@ export async function createTestApp(env: Record<string, string | undefined> = {}
     S3_REGION: process.env.S3_REGION,
     TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
     // Every test calls from loopback and many send wrong credentials on purpose: the per-address limit of failed
-    // credentials (DECISIONS §14) would refuse them after 60. Tests of that limit set their own.
+    // credentials (docs/decisions.md §14) would refuse them after 60. Tests of that limit set their own.
     AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
     ...env,
     LOG_LEVEL: 'info',

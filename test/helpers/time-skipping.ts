@@ -1,4 +1,4 @@
-// Temporal's time-skipping test server for workflow tests, ready for DECISIONS §13's starts: every workflow the project
+// Temporal's time-skipping test server for workflow tests, ready for docs/decisions.md §13's starts: every workflow the project
 // starts carries the Convene* Keyword search attributes. This server refuses a start with an attribute it does not know
 // ("search attribute ConveneTenantId is not defined", checked with temporal-test-server 1.40), and it is one process per
 // test file, so they are registered here, in one place (the dev server registers them itself: scripts/stack/temporal.ts).

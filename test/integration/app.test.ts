@@ -82,7 +82,7 @@ describe('probes and published contract', () => {
     expect(docs.text).toContain('Convene');
     expect(docs.text).toContain('/docs/asyncapi');
 
-    // The AsyncAPI page: rendered ahead of time (readable before its script runs), self-contained (DECISIONS §12).
+    // The AsyncAPI page: rendered ahead of time (readable before its script runs), self-contained (docs/decisions.md §12).
     const asyncapiDocs = await t.request.get('/docs/asyncapi');
     expect(asyncapiDocs.status).toBe(200);
     expect(asyncapiDocs.headers['content-type']).toMatch(/text\/html/);

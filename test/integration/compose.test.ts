@@ -51,7 +51,7 @@ test('only the API is published beyond loopback, and its /metrics needs a token'
   const published = Object.entries(doc.services as JsonObject).flatMap(([service, spec]) =>
     ((spec as JsonObject).ports ?? []).map((port: string) => ({ service, port })),
   );
-  // Temporal (gRPC, UI) and SeaweedFS's S3 have no login worth the name: 127.0.0.1 only (DECISIONS §13).
+  // Temporal (gRPC, UI) and SeaweedFS's S3 have no login worth the name: 127.0.0.1 only (docs/decisions.md §13).
   expect(published.filter(({ service, port }) => service !== 'api' && !port.startsWith('127.0.0.1:'))).toEqual([]);
   expect(published.map(({ service }) => service).sort()).toEqual(['api', 'seaweedfs', 'temporal', 'temporal-ui']);
   expect(doc.services.api.environment.METRICS_TOKEN).toMatch(/^\$\{METRICS_TOKEN:\?/);

@@ -1,4 +1,4 @@
-// The history scan (test/helpers/history-scan.ts) is what the "no secret in history" tests rely on (DECISIONS §13), so
+// The history scan (test/helpers/history-scan.ts) is what the "no secret in history" tests rely on (docs/decisions.md §13), so
 // it is shown to find one: a throwaway run on the harness's Temporal dev server whose input and summary carry a signed
 // link and a known secret. No worker polls its task queue; the start event alone holds both.
 import { Client, Connection } from '@temporalio/client';

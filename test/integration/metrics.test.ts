@@ -1,4 +1,4 @@
-// GET /metrics (DECISIONS §12): the numbers move with the traffic a user sends, labels stay bounded, and with
+// GET /metrics (docs/decisions.md §12): the numbers move with the traffic a user sends, labels stay bounded, and with
 // METRICS_TOKEN set only the bearer of that token may scrape.
 import { readFileSync } from 'node:fs';
 import { metrics } from '../../src/metrics/metrics.ts';

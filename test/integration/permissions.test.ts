@@ -1,7 +1,7 @@
 import { addParticipant, bearer, createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
-// DECISIONS §4: a participant's auth_token may read its own room and participant list and reissue its own tokens;
+// docs/decisions.md §4: a participant's auth_token may read its own room and participant list and reissue its own tokens;
 // a host may also start/stop recording, remove participants and end its own room. Everything else: 403 (or 404 for
 // another room, which a participant must not learn about). Checked here cell by cell.
 

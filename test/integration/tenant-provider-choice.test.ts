@@ -1,4 +1,4 @@
-// DECISIONS §9 "The tenant's choice holds": a transcription or AI provider this deployment cannot serve is refused when
+// docs/decisions.md §9 "The tenant's choice holds": a transcription or AI provider this deployment cannot serve is refused when
 // the config is saved (400 naming the field); `transcription_language` is checked against the providers the tenant
 // will use here, not every vendor; and when the chosen provider becomes unusable later (the operator removed its key),
 // post-meeting records `transcription_failed` naming it instead of sending the audio to another provider.

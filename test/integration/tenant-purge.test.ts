@@ -8,7 +8,7 @@ import { createRecordingStack, type RecordingStack } from '../helpers/recording-
 import { createTestApp } from '../helpers/test-app.ts';
 
 // DELETE /tenants/{id}: rows go at once; stored files go durably, through the tenant-purge workflow run by a real
-// worker process, handed over in the deleting transaction (DECISIONS §15).
+// worker process, handed over in the deleting transaction (docs/decisions.md §15).
 let stack: RecordingStack;
 beforeAll(async () => {
   stack = await createRecordingStack();
@@ -32,7 +32,7 @@ test("deleting a tenant purges its stored files in both buckets, and no one else
   expect(res.status).toBe(200);
   const result = await (await startedRun(stack.temporal, `tenant-purge-${doomed.id}`)).result();
   expect(result).toEqual({ objectsDeleted: 2 });
-  // DECISIONS §13: the operator finds it by the tenant's id, and it says what it does.
+  // docs/decisions.md §13: the operator finds it by the tenant's id, and it says what it does.
   const runs = await listRunsUntil(stack.temporal, `ConveneTenantId = "${doomed.id}"`, (found) => found.length > 0);
   expect(runs.map((r) => r.workflowId)).toEqual([`tenant-purge-${doomed.id}`]);
   const started = (await stack.temporal.workflow.getHandle(`tenant-purge-${doomed.id}`).fetchHistory()).events![0];

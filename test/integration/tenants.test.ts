@@ -120,7 +120,7 @@ describe('get, update, delete', () => {
     expect(byAdmin.body.data.name).toBe('Renamed');
   });
 
-  test('one key sent in both headers (as generated clients do) is taken for what it is (DECISIONS §12)', async () => {
+  test('one key sent in both headers (as generated clients do) is taken for what it is (docs/decisions.md §12)', async () => {
     const tenant = await createTenant();
     const both = (key: string) => ({ 'X-API-Key': key, 'X-Admin-Key': key });
     const renamed = await t.request.patch(`/api/v1/tenants/${tenant.id}`).set(both(tenant.api_key)).send({ name: 'Echo' });

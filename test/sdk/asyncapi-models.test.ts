@@ -1,5 +1,5 @@
 // The message models `asyncapi generate models typescript` (@asyncapi/cli, run offline) writes from
-// spec/asyncapi.yaml pass strict tsc, and every schema has a name of its own (DECISIONS §12): a `const` without a
+// spec/asyncapi.yaml pass strict tsc, and every schema has a name of its own (docs/decisions.md §12): a `const` without a
 // type, a boolean const or an inline schema without a title would show up here as a tsc error or an AnonymousSchema.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';

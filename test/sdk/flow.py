@@ -1,5 +1,5 @@
 """The whole integrator flow driven through the Python client generated from spec/openapi.yaml (`npm run sdk`,
-DECISIONS §12), with no hand edits to the client. Run by test/sdk/python.test.ts with the generated package on
+docs/decisions.md §12), with no hand edits to the client. Run by test/sdk/python.test.ts with the generated package on
 PYTHONPATH and CONVENE_BASE_URL, CONVENE_ADMIN_KEY, CONVENE_WEBHOOK_URL, CONVENE_WEBHOOK_SECRET set. Progress lines go to stderr; the last
 line on stdout is the JSON result (the FlowResult of test/sdk/flow-types.ts)."""
 

@@ -1,4 +1,4 @@
-// The python client generated from spec/openapi.yaml (`npm run sdk`, DECISIONS §12) runs the whole integrator
+// The python client generated from spec/openapi.yaml (`npm run sdk`, docs/decisions.md §12) runs the whole integrator
 // journey against the real app: test/sdk/flow.py, in a virtualenv holding the client's requirements from PyPI,
 // with no hand edits to the generated code.
 import { execFile } from 'node:child_process';

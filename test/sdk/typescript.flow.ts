@@ -1,5 +1,5 @@
 // The whole integrator flow driven through the typescript-fetch client generated from spec/openapi.yaml
-// (`npm run sdk`, DECISIONS §12), with no hand edits to the client. Type-checked with the generated code under
+// (`npm run sdk`, docs/decisions.md §12), with no hand edits to the client. Type-checked with the generated code under
 // `strict` by test/sdk/typescript.test.ts (tsconfig.json leaves it out: .sdk/ exists only once generated).
 import {
   AuthenticationApi,
@@ -48,7 +48,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
 }
 
 export async function runTypeScriptFlow({ baseUrl, adminKey, webhookUrl, webhookSecret, log }: FlowOptions): Promise<FlowResult> {
-  // The operator: the admin key is the client's one apiKey (sent as X-Admin-Key and X-API-Key; DECISIONS §12).
+  // The operator: the admin key is the client's one apiKey (sent as X-Admin-Key and X-API-Key; docs/decisions.md §12).
   const operator = new Configuration({ basePath: baseUrl, apiKey: adminKey });
   const created = (await new TenantsApi(operator).createTenant({ createTenantRequest: { name: 'SDK TypeScript' } })).data;
   log(`tenant ${created.id} created`);

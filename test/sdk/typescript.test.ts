@@ -1,4 +1,4 @@
-// The typescript-fetch client generated from spec/openapi.yaml (`npm run sdk`, DECISIONS §12): it compiles under
+// The typescript-fetch client generated from spec/openapi.yaml (`npm run sdk`, docs/decisions.md §12): it compiles under
 // strict tsc together with a flow written against it, and that flow runs the whole integrator journey against the
 // real app (test/sdk/typescript.flow.ts), with no hand edits to the generated code.
 import { execFile } from 'node:child_process';

@@ -30,7 +30,7 @@ test.each([
   expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`Invalid ${name}`));
 });
 
-test('INGEST_RETRY_WINDOW: 24 h by default, units accepted, nonsense and extremes refused (DECISIONS §7)', () => {
+test('INGEST_RETRY_WINDOW: 24 h by default, units accepted, nonsense and extremes refused (docs/decisions.md §7)', () => {
   expect(loadConfig({}).ingestRetryWindowSeconds).toBe(86_400);
   expect(loadConfig({ INGEST_RETRY_WINDOW: '90m' }).ingestRetryWindowSeconds).toBe(5400);
   expect(loadConfig({ INGEST_RETRY_WINDOW: '2d' }).ingestRetryWindowSeconds).toBe(172_800);
@@ -39,7 +39,7 @@ test('INGEST_RETRY_WINDOW: 24 h by default, units accepted, nonsense and extreme
   expect(() => loadConfig({ INGEST_RETRY_WINDOW: '90d' })).toThrow(/INGEST_RETRY_WINDOW/);
 });
 
-test('POST_MEETING_RETRY_WINDOW: 30 min by default, units accepted, nonsense and extremes refused (DECISIONS §9)', () => {
+test('POST_MEETING_RETRY_WINDOW: 30 min by default, units accepted, nonsense and extremes refused (docs/decisions.md §9)', () => {
   expect(loadConfig({}).postMeetingRetryWindowSeconds).toBe(1800);
   expect(loadConfig({ POST_MEETING_RETRY_WINDOW: '2h' }).postMeetingRetryWindowSeconds).toBe(7200);
   expect(() => loadConfig({ POST_MEETING_RETRY_WINDOW: 'later' })).toThrow(/POST_MEETING_RETRY_WINDOW/);

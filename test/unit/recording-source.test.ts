@@ -1,4 +1,4 @@
-// The notification's link kept with the recording (DECISIONS §7): sealed under SECRETS_KEY and bound to its recording;
+// The notification's link kept with the recording (docs/decisions.md §7): sealed under SECRETS_KEY and bound to its recording;
 // whether it says it has expired (then the provider is asked without trying it).
 import { linkExpired, openNotifiedSource, sealNotifiedSource } from '../../src/modules/recordings/recording-source.ts';
 import { generateSecretsKey, SecretBox } from '../../src/security/secret-box.ts';

@@ -1,4 +1,4 @@
-// Failure messages reach workflow histories (DECISIONS §13): URLs lose their query, keys and tokens their value.
+// Failure messages reach workflow histories (docs/decisions.md §13): URLs lose their query, keys and tokens their value.
 import { ApplicationFailure } from '@temporalio/common';
 import { createActivities, type ActivityDeps } from '../../src/activities/index.ts';
 import { redactSecrets, safeFailure } from '../../src/activities/safe-failure.ts';

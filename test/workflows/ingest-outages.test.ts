@@ -1,4 +1,4 @@
-// Ingestion rides out provider outages (DECISIONS §7): transient failures are retried with capped backoff for the
+// Ingestion rides out provider outages (docs/decisions.md §7): transient failures are retried with capped backoff for the
 // retry window while the recording stays `processing`; a permanent one, or the end of the window, fails it with the
 // reason. Real activities (PostgreSQL, SeaweedFS, the development media server behind a switchable outage) on Temporal's
 // time-skipping test server, so 3 hours of outage pass in a second.

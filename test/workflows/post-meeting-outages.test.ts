@@ -1,4 +1,4 @@
-// Post-meeting processing rides out provider outages (DECISIONS §9 "Outages and re-runs"): transient transcription and
+// Post-meeting processing rides out provider outages (docs/decisions.md §9 "Outages and re-runs"): transient transcription and
 // AI failures are retried with backoff capped at 5 min for POST_MEETING_RETRY_WINDOW (30 min by default) before the
 // step is recorded as failed and the webhook goes out with what is available. Real activities (PostgreSQL, SeaweedFS,
 // the `openai` transcription adapter and the `openai-compatible` analyser against the development media server behind
@@ -80,7 +80,7 @@ beforeAll(async () => {
   front = await startFront();
   receiver = await startWebhookReceiver(SECRET);
   // The operator's AI key, as the worker's registry below has it: the API then accepts the tenant's choice of
-  // openai-compatible (a provider this deployment cannot serve is refused when the config is saved, DECISIONS §9).
+  // openai-compatible (a provider this deployment cannot serve is refused when the config is saved, docs/decisions.md §9).
   // HANDOVER_POLL_MS at its maximum: the app's own relay (whose Temporal is the dev server, not this test's
   // time-skipping one) leaves the outbox to the relay below, which each commit of the worker's activities wakes.
   t = await createTestApp({ UPSTREAM_API_URL: media.url, AI_API_KEY: 'dev-ai-key', HANDOVER_POLL_MS: '60000' });
@@ -111,7 +111,7 @@ beforeEach(async () => {
       ai: { ...t.config.providers.ai, baseUrl: base, apiKey: 'dev-ai-key' },
     },
   });
-  // Post-meeting hands its delivery over (DECISIONS §15): a relay into this test's time-skipping server, on its queue.
+  // Post-meeting hands its delivery over (docs/decisions.md §15): a relay into this test's time-skipping server, on its queue.
   const handovers = new Handovers({ taskQueue });
   relay = new HandoverRelay({ orm: t.services.orm, client: env.client, handovers, logger: createLogger('silent'), pollMs: 200 });
   relay.start();

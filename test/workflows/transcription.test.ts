@@ -165,7 +165,7 @@ test('a provider answering 429 then 500 is retried (10 s, 20 s, … capped at 5 
   expect(outcome).toMatchObject({ status: 'completed', segments: expect.any(Number) });
   expect(requests).toBe(3);
   expect(Date.now() - wallStart).toBeLessThan(30_000); // the 10 s + 20 s backoffs were skipped, not waited
-  // No attempt limit: POST_MEETING_RETRY_WINDOW bounds the retries (DECISIONS §9).
+  // No attempt limit: POST_MEETING_RETRY_WINDOW bounds the retries (docs/decisions.md §9).
   expect(await transcribePolicy(id)).toEqual({ initialInterval: 10, backoffCoefficient: 2, maximumInterval: 300, maximumAttempts: 0 });
   const row = await reload(id);
   expect(row.status).toBe('completed');
@@ -178,7 +178,7 @@ test('a provider that keeps answering 500 is given up when the 30 min retry wind
   const id = await queued();
 
   await expect(run(id)).rejects.toThrow();
-  // Attempts at 0, 10, 30, 70, 150, 310 s, then every 5 min until one is made after the 30 min window (DECISIONS §9):
+  // Attempts at 0, 10, 30, 70, 150, 310 s, then every 5 min until one is made after the 30 min window (docs/decisions.md §9):
   // the one at 1810 s, or (measured: the attempt's scheduled time is taken when its backoff begins) the one at 2110 s.
   expect(requests).toBeGreaterThanOrEqual(11);
   expect(requests).toBeLessThanOrEqual(12);

@@ -125,7 +125,7 @@ test('a receiver that always answers 500: six attempts at 0, 1 m, 5 m, 15 m, 1 h
   expect(res.body.data.attempts).toHaveLength(6);
   expect(res.body.data.attempts[0]).toMatchObject({ attempt: 1, status: 'failed', response_status_code: 500, error: 'Receiver answered 500' });
 
-  // DECISIONS §13: no URL, secret or payload in the history, only ids and numbers.
+  // docs/decisions.md §13: no URL, secret or payload in the history, only ids and numbers.
   const history = JSON.stringify(await handle.fetchHistory());
   expect(history).not.toContain(SECRET);
   expect(history).not.toContain(receiver.url);

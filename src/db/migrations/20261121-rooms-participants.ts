@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Rooms and participants. A room name is unique per tenant among active rooms only (DECISIONS §2): a partial index.
+// Rooms and participants. A room name is unique per tenant among active rooms only (docs/decisions.md §2): a partial index.
 export class Migration20261121RoomsParticipants extends Migration {
   override up(): void {
     this.addSql(`create table "rooms" ("id" uuid not null, "tenant_id" uuid not null, "name" varchar(100) not null, "status" varchar(16) not null, "max_participants" int not null, "recording_enabled" boolean not null, "chat_enabled" boolean not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "ended_at" timestamptz null, primary key ("id"));`);

@@ -80,7 +80,7 @@ export class AuthService {
 
   /**
    * A participant's set, signed but not yet stored: the caller stores `refreshRow` in the transaction that adds the
-   * participant (DECISIONS §15: the participant and its tokens commit together). Signing needs no database, so it is
+   * participant (docs/decisions.md §15: the participant and its tokens commit together). Signing needs no database, so it is
    * done before any lock is taken.
    */
   async signParticipantTokens(
@@ -136,7 +136,7 @@ export class AuthService {
   }
 
   /**
-   * Rotation: the old token retired and the new set issued in ONE transaction (DECISIONS §15). A failure between the
+   * Rotation: the old token retired and the new set issued in ONE transaction (docs/decisions.md §15). A failure between the
    * two (the database going away) keeps the old token usable, so the client's retry is a plain refresh, not a reuse
    * that revokes its family.
    */

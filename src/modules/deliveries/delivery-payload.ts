@@ -1,4 +1,4 @@
-// The `meeting.recording_ready` body (spec "Outgoing webhook", DECISIONS §10), built afresh at every attempt from the
+// The `meeting.recording_ready` body (spec "Outgoing webhook", docs/decisions.md §10), built afresh at every attempt from the
 // rows: the room, the recording, the post-meeting result and its transcript. The recording's download URL is presigned
 // here (valid 24 h), so a retry four hours later still carries a working link.
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -13,7 +13,7 @@ import type { PostMeetingWebhookConfig } from '../tenants/tenant-config.ts';
 import { TranscriptSchema } from '../transcripts/transcript.entity.ts';
 import type { WebhookDelivery } from './delivery.entity.ts';
 
-/** How long the presigned `recording.download_url` is valid (DECISIONS §10). */
+/** How long the presigned `recording.download_url` is valid (docs/decisions.md §10). */
 export const DOWNLOAD_URL_TTL_SECONDS = 24 * 3600;
 
 /**
@@ -50,7 +50,7 @@ export async function buildPayload(
   const participantCount = room
     ? await em.count(ParticipantSchema, { room: room.id, removedAt: null })
     : 0;
-  // The span of the room; while it is still active, the recording's duration (DECISIONS §10).
+  // The span of the room; while it is still active, the recording's duration (docs/decisions.md §10).
   const durationSeconds = endedAt
     ? Math.max(0, Math.round((endedAt.getTime() - startedAt.getTime()) / 1000))
     : (recording?.durationSeconds ?? Math.max(0, Math.round((now.getTime() - startedAt.getTime()) / 1000)));

@@ -1,4 +1,4 @@
-// One POST of a signed webhook and what it means (DECISIONS §10). node:http rather than fetch: redirects are never
+// One POST of a signed webhook and what it means (docs/decisions.md §10). node:http rather than fetch: redirects are never
 // followed (a 3xx is a failure), the timeout covers the whole exchange, and the connection goes through the SSRF
 // guard's lookup, so the address connected to is the address checked (no DNS rebinding).
 import http from 'node:http';
@@ -7,7 +7,7 @@ import type { WebhookAttemptOutcome } from '../../metrics/metrics.ts';
 import { signWebhook } from '../../security/signatures.ts';
 import { assertSafeWebhookUrl, createSafeLookup, UnresolvableHostError, UnsafeUrlError } from '../../security/ssrf-guard.ts';
 
-/** Stored receiver answers are cut to this (DECISIONS §10). */
+/** Stored receiver answers are cut to this (docs/decisions.md §10). */
 export const MAX_STORED_RESPONSE_BYTES = 1024;
 /** A `Retry-After` longer than the scheduled delay is honoured up to this bound (docs/webhooks.md). */
 export const MAX_RETRY_AFTER_SECONDS = 6 * 3600;
@@ -107,14 +107,14 @@ export async function sendWebhook(req: SendRequest, onProgress?: () => void): Pr
   }
 }
 
-/** How an attempt ended, as convene_webhook_attempts_total counts it (DECISIONS §12). */
+/** How an attempt ended, as convene_webhook_attempts_total counts it (docs/decisions.md §12). */
 export function attemptOutcome(outcome: SendOutcome): WebhookAttemptOutcome {
   if (outcome.kind === 'succeeded') return 'succeeded';
   if (outcome.statusCode !== null) return 'http_error';
   return outcome.timedOut ? 'timeout' : 'network_error';
 }
 
-/** The response rules of DECISIONS §10, in one place. */
+/** The response rules of docs/decisions.md §10, in one place. */
 export function classify(statusCode: number, headers: http.IncomingHttpHeaders, responseBody: string | null, durationMs: number): SendOutcome {
   if (statusCode >= 200 && statusCode < 300) return { kind: 'succeeded', statusCode, durationMs, responseBody };
   const base = { statusCode, durationMs, responseBody };

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 
-// Outgoing webhooks as data (DECISIONS §10): every delivery and every attempt is a row. The delivery log endpoints
+// Outgoing webhooks as data (docs/decisions.md §10): every delivery and every attempt is a row. The delivery log endpoints
 // read these; the delivery workflow writes them. Room and recording are plain ids (no foreign key): the log of what
 // was sent outlives a deleted room.
 
@@ -18,7 +18,7 @@ export const WebhookDeliverySchema = defineEntity({
     },
     {
       // One original delivery per recording and post-meeting run: a repeated createWebhookDelivery finds it instead of
-      // making a second; a re-run (DECISIONS §9) makes its own.
+      // making a second; a re-run (docs/decisions.md §9) makes its own.
       name: 'webhook_deliveries_recording_run_unique',
       expression:
         'create unique index "webhook_deliveries_recording_run_unique" on "webhook_deliveries" ("recording_id", "post_meeting_run") where "resent_from" is null',
@@ -57,7 +57,7 @@ export const WebhookDeliveryAttemptSchema = defineEntity({
     responseStatusCode: p.integer().nullable(),
     durationMs: p.integer(),
     error: p.string().length(1000).nullable(),
-    /** The receiver's answer, truncated to 1 KiB (DECISIONS §10); for operators, not shown by the API. */
+    /** The receiver's answer, truncated to 1 KiB (docs/decisions.md §10); for operators, not shown by the API. */
     responseBody: p.text().nullable(),
     attemptedAt: p.datetime(),
     nextAttemptAt: p.datetime().nullable(),

@@ -1,4 +1,4 @@
-// The delivery log (DECISIONS §10): create a delivery (post-meeting and re-send share createDelivery), list, get with
+// The delivery log (docs/decisions.md §10): create a delivery (post-meeting and re-send share createDelivery), list, get with
 // attempts, re-send. Every query is scoped to the caller's tenant: another tenant's delivery is simply not found.
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -24,7 +24,7 @@ export interface DeliverySubject {
   roomId: string;
   recordingId: string | null;
   resentFrom?: string | null;
-  /** The post-meeting run whose result is delivered (DECISIONS §9 re-runs); 1 when absent. */
+  /** The post-meeting run whose result is delivered (docs/decisions.md §9 re-runs); 1 when absent. */
   postMeetingRun?: number;
 }
 
@@ -121,13 +121,13 @@ export class DeliveryService {
     return em.find(WebhookDeliveryAttemptSchema, { delivery: delivery.id }, { orderBy: { attempt: 'asc' } });
   }
 
-  /** A new delivery of the same event to the current URL, started durably (DECISIONS §10). */
+  /** A new delivery of the same event to the current URL, started durably (docs/decisions.md §10). */
   async resend(em: EntityManager, principal: Principal, id: string): Promise<WebhookDelivery> {
     const original = await this.get(em, principal, id);
     if (original.status === 'pending' || original.status === 'retrying') {
       throw new ApiError('INVALID_STATE', `The delivery is still ${original.status}; re-send it once it has succeeded or failed`);
     }
-    // The row and its workflow's hand-over commit together (DECISIONS §15): never a pending delivery nothing sends.
+    // The row and its workflow's hand-over commit together (docs/decisions.md §15): never a pending delivery nothing sends.
     const { handovers } = this.#deps;
     return handovers.transaction(em, async (tx) => {
       const delivery = await createDelivery(tx, this.#deps.tenants, {

@@ -21,7 +21,7 @@ export interface NewParticipant {
 export type ParticipantRow = Record<string, unknown>;
 
 /**
- * The room's participant limit and its active status, in the one statement that adds a participant (DECISIONS §6).
+ * The room's participant limit and its active status, in the one statement that adds a participant (docs/decisions.md §6).
  * It runs after the room's row lock, in the same transaction: a statement of its own reads the participants as they
  * are now (READ COMMITTED takes a snapshot per statement), so adds waiting on that lock count each other exactly.
  * Inserts nothing when the room is not active, not the tenant's, or full.
@@ -36,7 +36,7 @@ returning *`;
 const LOCK_ROOM = 'select 1 from rooms where id = ? for no key update';
 
 /**
- * The participant's refresh token, in the same transaction (DECISIONS §15): stored only when the participant was (the
+ * The participant's refresh token, in the same transaction (docs/decisions.md §15): stored only when the participant was (the
  * insert above is visible to this later statement of the transaction). A participant never exists without its tokens,
  * so a failure after the commit cannot leave a participant the client was never told about, with no tokens to use.
  */

@@ -14,7 +14,7 @@ export function participantRoutes(deps: { participants: ParticipantService; em: 
   return {
     addParticipant: handler<'addParticipant'>(async ({ params, body }, principal) => {
       const added = await participants.add(em(), principal, params.id, body);
-      // DECISIONS §5: the config without post_meeting_webhook, which is also where every secret lives.
+      // docs/decisions.md §5: the config without post_meeting_webhook, which is also where every secret lives.
       const { post_meeting_webhook: _hidden, ...tenantConfig } = added.config;
       const reply: AddResponse = {
         participant: {

@@ -29,7 +29,7 @@ export interface ParticipantServiceDeps {
   events: DomainEventPublisher;
   /** A removed or replaced participant's presence cleared and its sockets closed, in the removing transaction. */
   sessions: RoomSessions;
-  /** Wakes the hand-over relay after an early join created a room (its empty-room timer, DECISIONS §15). */
+  /** Wakes the hand-over relay after an early join created a room (its empty-room timer, docs/decisions.md §15). */
   handovers: Pick<Handovers, 'committed'>;
   /** The pipelined insert of the common case (participant-insert.ts). */
   writer: ParticipantWriter;
@@ -50,7 +50,7 @@ export interface Added {
   shouldStartRecording: boolean;
 }
 
-/** Participants: add (with early join, limits and the duplicate policy), list, remove, tokens, bulk (DECISIONS §6). */
+/** Participants: add (with early join, limits and the duplicate policy), list, remove, tokens, bulk (docs/decisions.md §6). */
 export class ParticipantService {
   private readonly deps: ParticipantServiceDeps;
   constructor(deps: ParticipantServiceDeps) {
@@ -75,7 +75,7 @@ export class ParticipantService {
       joinedAt: new Date(),
     });
     // The participant's tokens are signed first (no database, no lock) and their refresh row is stored in the
-    // participant's own transaction (DECISIONS §15): the participant and its tokens exist together or not at all.
+    // participant's own transaction (docs/decisions.md §15): the participant and its tokens exist together or not at all.
     const signed = async (p: NewParticipant) => ({
       p,
       ...(await this.deps.auth.signParticipantTokens(tenantId, { id: p.id, roomId: p.roomId, role: p.role })),
@@ -144,7 +144,7 @@ export class ParticipantService {
     return input.external_user_id !== undefined && config.duplicate_participant_policy !== 'allow';
   }
 
-  /** DECISIONS §6: recording enabled for the room, the tenant wants it started, and nothing is recording yet. */
+  /** docs/decisions.md §6: recording enabled for the room, the tenant wants it started, and nothing is recording yet. */
   private shouldStartRecording(config: TenantConfig, room: Room, recording: boolean): boolean {
     return room.recordingEnabled && (config.force_recording || config.auto_start_recording) && !recording;
   }

@@ -1,5 +1,5 @@
-// A post-meeting re-run's start (DECISIONS §9 "Outages and re-runs"): the result row is started over as run n in the
-// same transaction that records the run's hand-over (DECISIONS §15), so a row that says "run n, running" always has
+// A post-meeting re-run's start (docs/decisions.md §9 "Outages and re-runs"): the result row is started over as run n in the
+// same transaction that records the run's hand-over (docs/decisions.md §15), so a row that says "run n, running" always has
 // run n on its way, and the re-run's workflow only finds its row ready (workflows/post-meeting.ts).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TranscriptSchema } from '../transcripts/transcript.entity.ts';

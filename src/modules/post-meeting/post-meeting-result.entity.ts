@@ -3,7 +3,7 @@ import { RecordingSchema } from '../recordings/recording.entity.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import { TranscriptSchema } from '../transcripts/transcript.entity.ts';
 
-/** DECISIONS §9: a failed step is recorded, never stops the others. */
+/** docs/decisions.md §9: a failed step is recorded, never stops the others. */
 export type PostMeetingErrorCode = 'transcription_failed' | 'ai_processing_failed' | 'recording_unavailable';
 export interface PostMeetingError {
   field: 'recording' | 'transcript' | 'summary' | 'action_items';
@@ -26,7 +26,7 @@ export const PostMeetingResultSchema = defineEntity({
     status: p.string().length(16).$type<'running' | 'completed'>(),
     /**
      * Which run of post-meeting processing the row holds: 1 for the run ingestion started, n for the re-run
-     * `post-meeting-<recording>-<n>` (DECISIONS §9 "Outages and re-runs"). A re-run starts the row over.
+     * `post-meeting-<recording>-<n>` (docs/decisions.md §9 "Outages and re-runs"). A re-run starts the row over.
      */
     run: p.integer().default(1),
     transcript: () => p.manyToOne(TranscriptSchema).nullable().deleteRule('set null'),

@@ -1,7 +1,7 @@
-// The notification's temporary link, kept with the recording (DECISIONS §7: the notification's `url` is where the
+// The notification's temporary link, kept with the recording (docs/decisions.md §7: the notification's `url` is where the
 // recording is downloaded from). The link is a secret (a signed URL), so it is sealed with SECRETS_KEY in the
 // recordings row, bound to that recording as every sealed value is to its row (SecretBox v2, sealedContext), and
-// opened only by the transfer activity: it never enters a workflow history (DECISIONS §13).
+// opened only by the transfer activity: it never enters a workflow history (docs/decisions.md §13).
 import { sealedContext, type SecretBox } from '../../security/secret-box.ts';
 import type { RecordingReadyNotification } from '../../upstream/protocol.ts';
 

@@ -48,7 +48,7 @@ export async function stopRecording(em: EntityManager, deps: StopDeps, recording
 }
 
 /**
- * Room ended or deleted (DECISIONS §6): stops what records it. A deleted room took its rows with it (cascade), so
+ * Room ended or deleted (docs/decisions.md §6): stops what records it. A deleted room took its rows with it (cascade), so
  * then only the provider still knows: its recordings of the room that are still recording are stopped there.
  * Returns the Convene recording that was stopped, if any.
  */
@@ -65,7 +65,7 @@ export async function stopRoomRecording(em: EntityManager, deps: StopDeps, roomI
 
 /**
  * Called inside the transaction that ends or deletes a room (RoomService, and Delete Tenant for each of its active
- * rooms; DECISIONS §6, §15): records the durable run that stops the room's recording, started once that transaction
+ * rooms; docs/decisions.md §6, §15): records the durable run that stops the room's recording, started once that transaction
  * has committed. An ended room without a recording in progress needs none; a deleted one always does, since the
  * provider may be recording it without our knowing.
  */

@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { RoomSchema } from '../rooms/room.entity.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 
-/** DECISIONS §7: the upstream flow's "completed" is `ready`; `failed` when ingestion fails after its retries. */
+/** docs/decisions.md §7: the upstream flow's "completed" is `ready`; `failed` when ingestion fails after its retries. */
 export type RecordingStatus = 'recording' | 'processing' | 'ready' | 'archived' | 'failed';
 
 /** Which bucket holds the file: the primary one, or the archive (cold) one. Null until stored. */
@@ -54,7 +54,7 @@ export const RecordingSchema = defineEntity({
     /** When retention removed the stored objects. */
     purgedAt: p.datetime().nullable(),
     /**
-     * The notification's temporary download link with its content type and size (DECISIONS §7), sealed with
+     * The notification's temporary download link with its content type and size (docs/decisions.md §7), sealed with
      * SECRETS_KEY (src/modules/recordings/recording-source.ts): the transfer activity reads it, so the link never
      * enters workflow history. Cleared once the file is stored.
      */

@@ -1,4 +1,4 @@
-// The rules of recordings (spec "States and transitions", DECISIONS §7): who may do what in which state. No req/res.
+// The rules of recordings (spec "States and transitions", docs/decisions.md §7): who may do what in which state. No req/res.
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
@@ -27,15 +27,15 @@ import { RecordingSchema, type Recording, type RecordingStatus } from './recordi
 export interface RecordingServiceDeps {
   provider: MediaProvider;
   store: ObjectStore;
-  /** Only the best-effort "stopped" signal to the auto-stop timer: starts are hand-overs (DECISIONS §15). */
+  /** Only the best-effort "stopped" signal to the auto-stop timer: starts are hand-overs (docs/decisions.md §15). */
   orchestrator: RecordingOrchestrator;
   handovers: Handovers;
-  /** INGEST_RETRY_WINDOW (DECISIONS §7), in seconds: part of every ingestion's input. */
+  /** INGEST_RETRY_WINDOW (docs/decisions.md §7), in seconds: part of every ingestion's input. */
   ingestRetryWindowSeconds: number;
   events: DomainEventPublisher;
   tenants: TenantService;
   logger: Logger;
-  /** Seals the notification's download link kept with the recording (DECISIONS §7). */
+  /** Seals the notification's download link kept with the recording (docs/decisions.md §7). */
   secretBox: SecretBox;
 }
 
@@ -69,7 +69,7 @@ export class RecordingService {
 
     const id = uuidv7();
     // The provider first (the row needs its recording id), then the row and its auto-stop timer in one transaction
-    // (DECISIONS §15): no timer exists for a recording that does not. Should this process die between the provider's
+    // (docs/decisions.md §15): no timer exists for a recording that does not. Should this process die between the provider's
     // start and the commit, the provider's recording is not lost: its `recording.ready` imports it (acceptReady), as
     // Sync does while it still records.
     let upstream: { upstreamRecordingId: string; startedAt: string };
@@ -139,7 +139,7 @@ export class RecordingService {
     const tenant = await em.findOneOrFail(TenantSchema, { id: room.tenant.id });
     for (const remote of upstream.filter((u) => !known.has(u.id))) {
       if (remote.status === 'recording' && (await this.#active(em, room.id))) continue; // one active recording per room
-      // Each import commits with its workflow's hand-over (DECISIONS §15): Temporal being down delays the ingestion,
+      // Each import commits with its workflow's hand-over (docs/decisions.md §15): Temporal being down delays the ingestion,
       // it never leaves an imported recording `processing` with nothing to process it.
       const recording = await this.#deps.handovers.transaction(em, async (tx) => {
         const found = await this.#import(tx, room, remote.id, {
@@ -151,7 +151,7 @@ export class RecordingService {
         if (!found.imported) return null;
         const subject = { recordingId: found.recording.id, tenantId: room.tenant.id, room };
         if (remote.status === 'ready') {
-          // The workflow asks the provider for the file's link itself (DECISIONS §13: the link is a secret).
+          // The workflow asks the provider for the file's link itself (docs/decisions.md §13: the link is a secret).
           await this.#deps.handovers.record(tx, this.#ingestion({ ...subject, upstreamRecordingId: remote.id }));
         } else if (remote.status === 'recording') {
           // Still recording at the provider: the tenant's duration limit applies to it as to one started here.
@@ -200,7 +200,7 @@ export class RecordingService {
     if (recording.status !== 'ready' || recording.storageTier !== 'primary' || !recording.objectKey) {
       throw new ApiError('INVALID_STATE', `Only a ready recording in primary storage can be archived (this one is ${recording.status})`);
     }
-    // DECISIONS §15: copy, then the row, then the primary copy's removal. A failure after the copy leaves the row
+    // docs/decisions.md §15: copy, then the row, then the primary copy's removal. A failure after the copy leaves the row
     // pointing at the primary copy, still there (archive can be retried); a failure after the row leaves an extra
     // primary copy (retention purges both buckets), never a row pointing at nothing.
     const key = recording.objectKey;
@@ -233,7 +233,7 @@ export class RecordingService {
       );
     }
     // The workflow asks the provider for a fresh download URL (as always). A stuck run, or one waiting out an outage
-    // (DECISIONS §7), is replaced by one that tries at once.
+    // (docs/decisions.md §7), is replaced by one that tries at once.
     const upstreamRecordingId = recording.upstreamRecordingId;
     const start = this.#ingestion({ recordingId: recording.id, tenantId: recording.tenant.id, room: recording.room, upstreamRecordingId }, { restart: true });
     await this.#deps.handovers.transaction(em, (tx) => this.#deps.handovers.record(tx, start));
@@ -241,9 +241,9 @@ export class RecordingService {
   }
 
   /**
-   * POST /recordings/{id}/post-meeting (DECISIONS §9 "Outages and re-runs"): a new post-meeting run, n = the result's
+   * POST /recordings/{id}/post-meeting (docs/decisions.md §9 "Outages and re-runs"): a new post-meeting run, n = the result's
    * run + 1. Only a recording whose file is stored (`ready`, `archived`) and whose last run has finished. The result row
-   * is started over as run n and the run's hand-over recorded in one transaction (DECISIONS §15): the answer comes once
+   * is started over as run n and the run's hand-over recorded in one transaction (docs/decisions.md §15): the answer comes once
    * both have committed, whether or not Temporal is reachable. A second request for the same n (sent before it could see
    * the first's run) gets the same run: its id is derived from n.
    */
@@ -290,7 +290,7 @@ export class RecordingService {
     const room = await em.findOne(RoomSchema, { id: notification.meeting_id });
     if (!room) throw notFound('Room');
     let stoppedByProvider = false;
-    // The row (imported or moved to processing) and its ingestion's hand-over commit together (DECISIONS §15): the
+    // The row (imported or moved to processing) and its ingestion's hand-over commit together (docs/decisions.md §15): the
     // caller answers 202 once they have, whether or not Temporal is reachable right now; the relay starts the run.
     const recording = await this.#deps.handovers.transaction(em, async (tx) => {
       let found = await tx.findOne(RecordingSchema, { upstreamRecordingId: notification.recording_id });
@@ -314,9 +314,9 @@ export class RecordingService {
         stoppedByProvider = true;
       }
       if (found.status === 'ready' || found.status === 'archived' || found.purgedAt) return found;
-      // DECISIONS §7: the notification's link is where the file comes from. Sealed in the row (bound to this recording),
+      // docs/decisions.md §7: the notification's link is where the file comes from. Sealed in the row (bound to this recording),
       // in the same transaction as the ingestion's hand-over, and read by the transfer activity: the workflow gets ids
-      // only, so the link never lands in a workflow history (DECISIONS §13).
+      // only, so the link never lands in a workflow history (docs/decisions.md §13).
       found.sourceSealed = sealNotifiedSource(this.#deps.secretBox, found.id, notification);
       // The provider's final figure, as its REST API would give it to the transfer (our stop time is only an estimate).
       found.durationSeconds = notification.duration_seconds;

@@ -12,7 +12,7 @@ export function tenantOf(principal: Principal): string {
 
 /**
  * A room by UUID or name, within the tenant only (another tenant's room is simply not found). A name resolves to the
- * active room of that name, else the newest ended one (DECISIONS §2).
+ * active room of that name, else the newest ended one (docs/decisions.md §2).
  */
 export async function findRoom(em: EntityManager, tenantId: string, idOrName: string): Promise<Room> {
   const room = await findRoomOrNull(em, tenantId, idOrName);

@@ -64,7 +64,7 @@ function countedRoom(row: CountedRoomRow): CountedRoom {
 export const limitExceeded = (limit: string, max: number) =>
   new ApiError('LIMIT_EXCEEDED', `Limit ${limit} (${max}) reached`, { details: { limit, max } });
 
-/** Rooms: creation within the tenant's limits, partial update, end and delete (DECISIONS §2, §6). */
+/** Rooms: creation within the tenant's limits, partial update, end and delete (docs/decisions.md §2, §6). */
 export interface RoomServiceDeps {
   tenants: TenantService;
   /** Notices after the commit (in-process listeners, sockets): best effort. */
@@ -98,7 +98,7 @@ export class RoomService {
   /**
    * Inside a transaction: locks the tenant row, so concurrent creations count active rooms one at a time and
    * `max_concurrent_rooms` holds exactly. The room's empty-room timer is recorded with it (an empty room ends
-   * empty_room_timeout_minutes after its creation, DECISIONS §6, even if Temporal is down right now: §15). The caller
+   * empty_room_timeout_minutes after its creation, docs/decisions.md §6, even if Temporal is down right now: §15). The caller
    * calls `handovers.committed()` and publishes `room.created` once its transaction commits.
    */
   async createLocked(tx: EntityManager, tenantId: string, input: { name: string; config?: RoomConfigInput }): Promise<Room> {
@@ -193,7 +193,7 @@ export class RoomService {
     return this.counted(em, updated);
   }
 
-  /** The API's end: a tenant, or the host of the room (DECISIONS §4). */
+  /** The API's end: a tenant, or the host of the room (docs/decisions.md §4). */
   async endByCaller(em: EntityManager, principal: Principal, roomRef: string): Promise<CountedRoom> {
     const room = await roomForPrincipal(em, principal, roomRef, ['host']);
     return this.counted(em, await this.end(em, tenantOf(principal), room.id));
@@ -201,7 +201,7 @@ export class RoomService {
 
   /**
    * Idempotent: ending an ended room returns it unchanged. What must follow commits with the change: presence cleared
-   * and the sockets told (they close 4004), and the recording's stop started as a workflow (DECISIONS §6).
+   * and the sockets told (they close 4004), and the recording's stop started as a workflow (docs/decisions.md §6).
    */
   async end(em: EntityManager, tenantId: string, roomId: string): Promise<Room> {
     const { room, afterCommit } = await this.handovers.transaction(em, async (tx) => {

@@ -24,7 +24,7 @@ const DOCS_PATH = new URL('../../../generated/docs.html', import.meta.url);
 const ASYNCAPI_DOCS_PATH = new URL('../../../generated/asyncapi.html', import.meta.url);
 
 /**
- * Probes and the published contract (DECISIONS §1). The probes answer JSON through the typed helper; the contract's
+ * Probes and the published contract (docs/decisions.md §1). The probes answer JSON through the typed helper; the contract's
  * YAML, the HTML pages and the redirect are bytes, not JSON replies, so they stay plain Express handlers.
  */
 export function systemRoutes(deps: { checks: ReadinessChecks }): Handlers {

@@ -11,7 +11,7 @@ const MODEL_ID = /^[A-Za-z0-9._-]+\/[A-Za-z0-9._:-]+$/;
 
 export interface ConfigCheckOptions {
   production: boolean;
-  /** What this deployment can use (DECISIONS §9 "The tenant's choice holds"). */
+  /** What this deployment can use (docs/decisions.md §9 "The tenant's choice holds"). */
   providers: Pick<ProviderRegistry, 'transcription' | 'ai'>;
   /** The patch being saved: provider rules are checked for what it sets, so a provider the operator removed later
    *  does not block unrelated changes (the post-meeting step then fails naming it). */
@@ -50,7 +50,7 @@ export async function assertValidConfig(config: TenantConfig, options: ConfigChe
 }
 
 /**
- * DECISIONS §9: a transcription or AI provider the tenant chooses must be one this deployment can serve for it (its
+ * docs/decisions.md §9: a transcription or AI provider the tenant chooses must be one this deployment can serve for it (its
  * own key counts), and `transcription_language` must be supported by the provider(s) it will actually use: the one it
  * chose, else those usable here, not every vendor Convene knows.
  */

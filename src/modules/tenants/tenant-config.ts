@@ -1,5 +1,5 @@
 // The tenant config: defaults, merge-patch, and the shapes stored at rest and shown to clients.
-// Secrets inside it (webhook secret, provider keys) are stored sealed and shown masked (DECISIONS §4).
+// Secrets inside it (webhook secret, provider keys) are stored sealed and shown masked (docs/decisions.md §4).
 import type { components } from '../../../generated/openapi.ts';
 
 export type DuplicateParticipantPolicy = 'reject' | 'disconnect_existing' | 'allow';

@@ -27,15 +27,15 @@ export interface TenantLimits {
 export interface TenantServiceDeps {
   secretBox: SecretBox;
   production: boolean;
-  /** Which transcription and AI providers a tenant may choose (DECISIONS §9). */
+  /** Which transcription and AI providers a tenant may choose (docs/decisions.md §9). */
   providers: Pick<ProviderRegistry, 'transcription' | 'ai'>;
-  /** Delete Tenant records its purge and its rooms' recording stops with the delete (DECISIONS §15). */
+  /** Delete Tenant records its purge and its rooms' recording stops with the delete (docs/decisions.md §15). */
   handovers: Handovers;
   /** Delete Tenant closes its active rooms' sockets (4004) in the deleting transaction, as deleting a room does. */
   sessions: RoomSessions;
 }
 
-/** Tenants: creation, the admin/tenant split on limits, config merge-patch, key rotation (DECISIONS §4–5). */
+/** Tenants: creation, the admin/tenant split on limits, config merge-patch, key rotation (docs/decisions.md §4–5). */
 export class TenantService {
   private readonly deps: TenantServiceDeps;
   constructor(deps: TenantServiceDeps) {
@@ -59,7 +59,7 @@ export class TenantService {
     return { tenant, apiKey: key };
   }
 
-  /** The tenant a principal may manage: its own, or any for the operator. Another tenant's is 403 (DECISIONS §3). */
+  /** The tenant a principal may manage: its own, or any for the operator. Another tenant's is 403 (docs/decisions.md §3). */
   async getManaged(em: EntityManager, id: string, principal: Principal): Promise<Tenant> {
     if (principal.kind === 'participant') throw forbidden('Participant tokens cannot manage tenants');
     if (principal.kind === 'tenant' && principal.tenantId !== id) throw forbidden('A tenant can access only its own data');
@@ -84,7 +84,7 @@ export class TenantService {
   }
 
   /**
-   * Permanently deletes the tenant (DECISIONS §5, §15). One transaction: its active rooms end as deleting a room ends
+   * Permanently deletes the tenant (docs/decisions.md §5, §15). One transaction: its active rooms end as deleting a room ends
    * them (sockets told room.ended and closed 4004, presence cleared, each room's recording stop recorded), the rows go
    * (foreign keys cascade), and the purge of its stored files is recorded, to run once the rows are gone (it refuses
    * while the tenant's row exists). Temporal being down delays the purge, never the delete.
@@ -156,7 +156,7 @@ export class TenantService {
   /**
    * The id of the tenant whose current key this is, or null: the same indexed lookup as findByApiKey, but one column of
    * one row and no entity (every X-API-Key request authenticates through here). Uncached, so a rotated key is refused
-   * on the very next request (DECISIONS §4).
+   * on the very next request (docs/decisions.md §4).
    */
   async idByApiKey(em: EntityManager, apiKey: string): Promise<string | null> {
     if (!looksLikeApiKey(apiKey)) return null;

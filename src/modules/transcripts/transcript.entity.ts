@@ -5,7 +5,7 @@ import { RecordingSchema, type Recording } from '../recordings/recording.entity.
 import { RoomSchema } from '../rooms/room.entity.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 
-/** DECISIONS §9: pending → processing → completed | failed (with a reason). */
+/** docs/decisions.md §9: pending → processing → completed | failed (with a reason). */
 export type TranscriptStatus = 'pending' | 'processing' | 'completed' | 'failed';
 
 /** Who asked for it: Queue Transcription (`request`) or the post-meeting workflow (`post_meeting`). */
@@ -15,7 +15,7 @@ export interface TranscriptSegment {
   start: number;
   end: number;
   text: string;
-  /** The provider's label, or `speaker_0` when it gives none (DECISIONS §9). */
+  /** The provider's label, or `speaker_0` when it gives none (docs/decisions.md §9). */
   speaker: string;
 }
 
@@ -60,7 +60,7 @@ export const TranscriptSchema = defineEntity({
 export type Transcript = InferEntity<typeof TranscriptSchema>;
 
 /**
- * A queued transcript of a recording (DECISIONS §9: it starts `pending`, nothing produced yet). The one way a transcript
+ * A queued transcript of a recording (docs/decisions.md §9: it starts `pending`, nothing produced yet). The one way a transcript
  * row is made, by Queue Transcription and by post-meeting processing alike; the caller flushes.
  */
 export function createPendingTranscript(em: EntityManager, recording: Recording, origin: TranscriptOrigin, provider: string): Transcript {

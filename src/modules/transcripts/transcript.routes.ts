@@ -22,7 +22,7 @@ export function transcriptView(t: Transcript): Schemas['Transcript'] {
 }
 
 /**
- * Why a failed transcript failed (DECISIONS §9), null otherwise. Stored reasons are redacted when written; redacted
+ * Why a failed transcript failed (docs/decisions.md §9), null otherwise. Stored reasons are redacted when written; redacted
  * again here, so no row written before that (or by another path) can show a signed URL or a key.
  */
 export function failureReasonOf(t: Transcript): string | null {

@@ -1,4 +1,4 @@
-// The rules of transcripts (DECISIONS §9): who may queue one, on which recording, with which provider; and what the
+// The rules of transcripts (docs/decisions.md §9): who may queue one, on which recording, with which provider; and what the
 // read operations show. Every query filters by the caller's tenant: another tenant's ids are simply not found.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound, validationError } from '../../domain/errors.ts';
@@ -20,7 +20,7 @@ export interface TranscriptServiceDeps {
   logger: Logger;
 }
 
-/** The recordings a transcript can be made of: the file is stored (DECISIONS §9). */
+/** The recordings a transcript can be made of: the file is stored (docs/decisions.md §9). */
 const TRANSCRIBABLE = new Set(['ready', 'archived']);
 
 export class TranscriptService {
@@ -31,7 +31,7 @@ export class TranscriptService {
   }
 
   /**
-   * Queue Transcription: a `pending` row and its workflow's hand-over, committed together (DECISIONS §15). Answers once
+   * Queue Transcription: a `pending` row and its workflow's hand-over, committed together (docs/decisions.md §15). Answers once
    * they have; Temporal being down delays the run, it never leaves a pending row that nothing will process.
    */
   async queue(em: EntityManager, principal: Principal, recordingId: string, body: { room_id: string; provider?: string }): Promise<Transcript> {
@@ -80,7 +80,7 @@ export class TranscriptService {
     return transcript;
   }
 
-  /** DECISIONS §9: the newest completed transcript of the recording, else the newest one; 404 when there is none. */
+  /** docs/decisions.md §9: the newest completed transcript of the recording, else the newest one; 404 when there is none. */
   async forRecording(em: EntityManager, principal: Principal, recordingId: string): Promise<Transcript> {
     const tenantId = tenantOf(principal);
     const recording = await em.findOne(RecordingSchema, { id: recordingId, tenant: tenantId, deleted: false });

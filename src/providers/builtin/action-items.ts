@@ -1,4 +1,4 @@
-// Action items of the builtin analyser (DECISIONS §9), precision first: an item is written only when the meeting
+// Action items of the builtin analyser (docs/decisions.md §9), precision first: an item is written only when the meeting
 // commits to it in a way a rule can state clearly; anything else is left out. One rule per way people commit:
 //   explicit markers       "action item: rotate the keys", "action item for me email the partners", "to do: …"
 //   "my action is to …"    the speaker's own

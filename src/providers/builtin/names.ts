@@ -1,4 +1,4 @@
-// Who is who in a transcript, for the builtin analyser (DECISIONS §9: owners only when the meeting names them, never a
+// Who is who in a transcript, for the builtin analyser (docs/decisions.md §9: owners only when the meeting names them, never a
 // recogniser's label). Recognisers often write names in lower case ("lisa please schedule a demo"), so a word is a name
 // when compromise's English lexicon knows it as a first or last name, or when it is capitalised where a sentence
 // does not start and the lexicon does not know it as an ordinary word ("Kenji", "Fabrikam"). Words in the slots where

@@ -1,4 +1,4 @@
-// The builtin analyser's summary (DECISIONS §9): 1–3 sentences of the meeting itself, its topics and decisions, in
+// The builtin analyser's summary (docs/decisions.md §9): 1–3 sentences of the meeting itself, its topics and decisions, in
 // spoken order; never a greeting, a farewell, procedure ("called to order", "any questions") or small talk.
 //
 // Which sentences: each clause the recogniser gave, stripped of fillers, is scored by the meeting's recurring content

@@ -1,4 +1,4 @@
-// OpenAI-compatible `POST /v1/chat/completions` for the development media server (DECISIONS §8): whatever the
+// OpenAI-compatible `POST /v1/chat/completions` for the development media server (docs/decisions.md §8): whatever the
 // model, the answer is the builtin extractor's summary and action items of the transcript in the last user message,
 // as JSON in `choices[0].message.content` (what `response_format: {type: "json_object"}` asks for). Deterministic,
 // so `npm run dev` and the tests run the `openai-compatible` analyser end to end with no key.

@@ -25,7 +25,7 @@ export interface DevRecording {
   /** Processing ends in `failed` instead of `ready` (to exercise failure paths). */
   failProcessing: boolean;
   /**
-   * Known only to its notification (an import, another region, a webhook-only integration, DECISIONS §7): the REST
+   * Known only to its notification (an import, another region, a webhook-only integration, docs/decisions.md §7): the REST
    * API answers 404 for it and does not list it; its media link works.
    */
   unlisted?: boolean;

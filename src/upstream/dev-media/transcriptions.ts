@@ -57,7 +57,7 @@ export async function handleTranscription(req: IncomingMessage, res: ServerRespo
     recordingId: readWavHeader(upload.header)?.recordingId,
   });
   if (deps.refuseFormats?.includes(format)) {
-    // faster-whisper-server's answer to a format it lacks (DECISIONS §9).
+    // faster-whisper-server's answer to a format it lacks (docs/decisions.md §9).
     return sendJson(res, 422, { detail: `Unsupported response_format: '${format}'` });
   }
   if (!RESPONSE_FORMATS.includes(format)) {

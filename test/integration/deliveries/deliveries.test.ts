@@ -33,7 +33,7 @@ async function attemptCounts(): Promise<Record<string, number>> {
 }
 
 beforeAll(async () => {
-  // The worker serves its own /metrics (DECISIONS §12), where each attempt is counted by outcome.
+  // The worker serves its own /metrics (docs/decisions.md §12), where each attempt is counted by outcome.
   workerMetricsPort = await freePort();
   stack = await createRecordingStack({
     env: { WEBHOOK_RETRY_DELAYS: SCHEDULE.join(','), WEBHOOK_TIMEOUT_MS: '1500', WORKER_METRICS_PORT: String(workerMetricsPort) },

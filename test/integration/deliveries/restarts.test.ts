@@ -1,4 +1,4 @@
-// Nothing lost across restarts (DECISIONS §10): a delivery whose first attempt failed survives the API and the worker
+// Nothing lost across restarts (docs/decisions.md §10): a delivery whose first attempt failed survives the API and the worker
 // being restarted and its PostgreSQL being stopped and started again between two attempts. The harness's PostgreSQL
 // is shared by every test file, so this one starts a private PostgreSQL (scripts/stack/postgres.ts) it may stop.
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
@@ -110,7 +110,7 @@ test('API and worker restarted, PostgreSQL stopped and started between two attem
     // Then the database goes away while the second attempt comes due (20 s after the first): the running worker's
     // activity fails on the database and is retried by its policy; no POST is made without the rows it needs.
     await postgres.stop();
-    // No wall-clock bound (DECISIONS §15): on a busy machine the restarts may take longer than the 20 s retry delay.
+    // No wall-clock bound (docs/decisions.md §15): on a busy machine the restarts may take longer than the 20 s retry delay.
     // Then attempt 2 may have been made before the outage; the outcome below must hold either way.
     const downAfterMs = Date.now() - firstAt;
     console.log(`[deliveries/restarts] PostgreSQL stopped ${downAfterMs} ms after attempt 1 (attempt 2 due at 20000 ms)`);

@@ -7,7 +7,7 @@ import { startApiProcess, type ApiProcess } from '../../helpers/api-process.ts';
 import pg from 'pg';
 
 const ADMIN_KEY = 'test-admin-key-api-crash-chat';
-const PER_SENDER = 25; // under the flood limit's burst of 30 (DECISIONS §11)
+const PER_SENDER = 25; // under the flood limit's burst of 30 (docs/decisions.md §11)
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 const apis: ApiProcess[] = [];
 const sockets: TestSocket[] = [];

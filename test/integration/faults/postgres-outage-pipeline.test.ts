@@ -1,4 +1,4 @@
-// Fault test (issue 19, DECISIONS §15): PostgreSQL stopped for longer than the old retry budget of database steps
+// Fault test (issue 19, docs/decisions.md §15): PostgreSQL stopped for longer than the old retry budget of database steps
 // (10 attempts) while (a) a real recording is between its upload to S3 and `ready` (ingestion's markRecordingReady
 // must wait) and (b) another recording's post-meeting run is about to complete (the one transaction of its result,
 // its delivery row and the delivery's hand-over must wait); then (c) during a re-send's first attempt. The steps wait

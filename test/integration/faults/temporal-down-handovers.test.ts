@@ -1,4 +1,4 @@
-// Fault test (issue 19, DECISIONS §15): Temporal is unreachable while a room is created, the provider's recording.ready
+// Fault test (issue 19, docs/decisions.md §15): Temporal is unreachable while a room is created, the provider's recording.ready
 // arrives, a recording is synced, a delivery re-sent and a post-meeting result re-run (issue 20). Each request commits its change with the hand-over of its workflow and answers as usual; when a
 // relay can reach Temporal (another process's: here one started by the test, with a worker on the same queue), every
 // recorded run starts, exactly once, and does its work: the notified and the synced recordings become `ready` with one

@@ -1,4 +1,4 @@
-// Limits before authentication (DECISIONS §14): failed credentials and public token calls per client address, counted
+// Limits before authentication (docs/decisions.md §14): failed credentials and public token calls per client address, counted
 // before any credential is looked up, shared in PostgreSQL like the tenant limit.
 import { ADMIN_KEY, createTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { createTenant, type TenantFixture } from '../../helpers/fixtures.ts';

@@ -1,4 +1,4 @@
-// CORS (DECISIONS §14) as a browser sees it: preflights and actual requests from allowed and unknown origins, with and
+// CORS (docs/decisions.md §14) as a browser sees it: preflights and actual requests from allowed and unknown origins, with and
 // without credentials, on a public, an API-key and a participant operation.
 import { addParticipant, bearer, createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
 import { createTestApp, type TestApp } from '../../helpers/test-app.ts';

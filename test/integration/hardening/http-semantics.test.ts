@@ -4,7 +4,7 @@ import { createHttpServer } from '../../../src/http/server.ts';
 import { createTenant, type TenantFixture } from '../../helpers/fixtures.ts';
 import { createTestApp, type TestApp } from '../../helpers/test-app.ts';
 
-// RFC 9110 method semantics and DECISIONS §3 (405 + Allow, 426 on the WebSocket endpoint), derived from the spec.
+// RFC 9110 method semantics and docs/decisions.md §3 (405 + Allow, 426 on the WebSocket endpoint), derived from the spec.
 let t: TestApp;
 let tenant: TenantFixture;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { createRoom, createTenant, type TenantFixture } from '../../helpers/fixtures.ts';
 import { ADMIN_KEY, createTestApp, type TestApp } from '../../helpers/test-app.ts';
 
-// DECISIONS §3: input no schema forbids (U+0000, numbers beyond range) is a 400 naming the field, never a 500.
+// docs/decisions.md §3: input no schema forbids (U+0000, numbers beyond range) is a 400 naming the field, never a 500.
 let t: TestApp;
 let tenant: TenantFixture;
 let roomId: string;

@@ -1,4 +1,4 @@
-// Keys you can rotate (DECISIONS §4): signing-key rotation as an operator command, and sealed secrets bound to their
+// Keys you can rotate (docs/decisions.md §4): signing-key rotation as an operator command, and sealed secrets bound to their
 // row and field, with the stored ones re-sealed by a migration.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

@@ -42,7 +42,7 @@ test('a socket is closed with 4005 when its access token expires; one with a lon
   expect(left.data).toMatchObject({ id: participant.id });
   expect(staying.ws.readyState).toBe(staying.ws.OPEN);
   await staying.close();
-  // The expired token cannot open a new socket: 401 TOKEN_EXPIRED before the upgrade (DECISIONS §11).
+  // The expired token cannot open a new socket: 401 TOKEN_EXPIRED before the upgrade (docs/decisions.md §11).
   const refused = await connectRefused(server.wsUrl, shortToken);
   expect([refused.status, refused.body.error.code]).toEqual([401, 'TOKEN_EXPIRED']);
 });

@@ -13,7 +13,7 @@ import { metrics } from '../../../src/metrics/metrics.ts';
 import { startedRun } from '../../helpers/handovers.ts';
 
 const SECRET = 'whsec_pipeline_0123456789abcdef0123456789';
-// Known secrets the histories must never hold (DECISIONS §13): the operator's and the tenant's provider keys.
+// Known secrets the histories must never hold (docs/decisions.md §13): the operator's and the tenant's provider keys.
 const OPERATOR_PROVIDER_KEY = 'sk-operator-pipeline-0123456789abcdef';
 const TENANT_PROVIDER_KEY = 'sk-tenant-pipeline-abcdef0123456789';
 let stack: RecordingStack;
@@ -23,7 +23,7 @@ let workerMetricsUrl: string;
 beforeAll(async () => {
   receiver = await startWebhookReceiver(SECRET);
   const mediaPort = await freePort();
-  // The worker serves its own /metrics (DECISIONS §12): the delivery, transcription and AI work is counted there.
+  // The worker serves its own /metrics (docs/decisions.md §12): the delivery, transcription and AI work is counted there.
   const workerMetricsPort = await freePort();
   workerMetricsUrl = `http://127.0.0.1:${workerMetricsPort}/metrics`;
   stack = await createRecordingStack({
@@ -128,7 +128,7 @@ describe('recording → ingestion → transcript → summary → signed webhook'
     expect(transcriptions(afterPipeline)).toBe(1);
     expect(sample(afterPipeline, 'convene_transcription_duration_seconds_sum', { provider: 'openai', result: 'ok' })).toBeGreaterThan(0);
     expect(sample(afterPipeline, 'convene_ai_duration_seconds_count', { provider: 'builtin', result: 'ok' })).toBe(1);
-    // Starts are made by the hand-over relay of whichever process takes the row first (DECISIONS §15): the API's,
+    // Starts are made by the hand-over relay of whichever process takes the row first (docs/decisions.md §15): the API's,
     // woken by its own commit, or the worker's poll. Counted across both.
     const startsIn = (text: string, kind: string) => sample(text, 'convene_workflow_starts_total', { kind });
     const startsEverywhere = async (kind: string) => startsIn(await metrics.registry.metrics(), kind) + startsIn(await scrapeWorker(), kind);

@@ -1,5 +1,5 @@
 // The `openai-compatible` analyser against a stand-in for a self-hosted LLM server (test/helpers/llm-server.ts, real
-// HTTP on loopback), DECISIONS §9 "Self-hosted LLMs": JSON in a fence with prose around it, `response_format`
+// HTTP on loopback), docs/decisions.md §9 "Self-hosted LLMs": JSON in a fence with prose around it, `response_format`
 // refused, an 8k-token context window enforced with llama.cpp's 400, slow prompt reading.
 import type { ProvidersConfig } from '../../../src/config.ts';
 import { OpenAiCompatibleAnalyzer } from '../../../src/providers/ai-openai-compatible.ts';

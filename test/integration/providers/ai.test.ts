@@ -35,7 +35,7 @@ const request = {
 
 test('summary and action items of the transcript, through chat completions with a JSON answer', async () => {
   const insights = await new OpenAiCompatibleAnalyzer(settings(`${media.url}/v1`)).analyze(request);
-  // The builtin analyser behind the stand-in writes "Owner: task" (DECISIONS §9).
+  // The builtin analyser behind the stand-in writes "Owner: task" (docs/decisions.md §9).
   expect(insights.actionItems).toEqual(meeting.actionItems.map(asOwnerTask));
   expect(insights.summary.length).toBeGreaterThan(20);
   expect(meeting.text).toContain(insights.summary.split('. ')[0]);

@@ -68,7 +68,7 @@ test('a server that refuses diarized_json (422, FastAPI envelope) is asked with 
 
     const first = await provider.transcribe(requestFor(bytes, { language: 'fr-CA' }));
     expect(first.segments.map((s) => s.text)).toEqual(script.segments.map((s) => s.text));
-    // verbose_json has no speakers: every segment is the stable `speaker_0` (DECISIONS §9).
+    // verbose_json has no speakers: every segment is the stable `speaker_0` (docs/decisions.md §9).
     expect(first.segments.every((s) => s.speaker === 'speaker_0')).toBe(true);
     expect(whisper.transcriptionRequests.map((r) => r.fields.response_format?.[0])).toEqual(['diarized_json', 'verbose_json']);
     expect(whisper.transcriptionRequests[1].fields.language).toEqual(['fr']);

@@ -243,7 +243,7 @@ describe('a connection', () => {
   });
 });
 
-describe('close codes (DECISIONS §11)', () => {
+describe('close codes (docs/decisions.md §11)', () => {
   test('removal: participant.left to the others, 4003 to the removed one', async () => {
     const { room, people } = await roomWith('host', 'participant');
     const a = await join(people[0].access_token);
@@ -299,7 +299,7 @@ describe('close codes (DECISIONS §11)', () => {
   });
 
   test('tenant deletion ends its active rooms as deleting a room does: room.ended, then 4004; new sockets refused', async () => {
-    // DECISIONS §15: the rows go, and in the same transaction every active room's sockets are told and closed.
+    // docs/decisions.md §15: the rows go, and in the same transaction every active room's sockets are told and closed.
     const doomed = await createTenant(t, { name: 'Doomed' });
     const joined = [];
     for (const name of ['one', 'two']) {

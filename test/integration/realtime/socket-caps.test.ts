@@ -1,4 +1,4 @@
-// WebSocket caps (DECISIONS §11, §14): sockets per participant (a new one replaces the oldest, closed 4006), upgrades
+// WebSocket caps (docs/decisions.md §11, §14): sockets per participant (a new one replaces the oldest, closed 4006), upgrades
 // per client address, and refused tokens counted with the API's failed credentials.
 import { CloseCode } from '../../../generated/asyncapi.ts';
 import { createAuthFailureLimiter } from '../../../src/app.ts';

@@ -302,7 +302,7 @@ test('an end that rolls back records no stop: nothing is started, the recording 
   } finally {
     delete (sessions as { roomClosed?: unknown }).roomClosed;
   }
-  // DECISIONS §15: the hand-over rolled back with the end; no run exists to stop anything.
+  // docs/decisions.md §15: the hand-over rolled back with the end; no run exists to stop anything.
   expect(await handoverRows(stack.t.services.orm, roomRecordingStopWorkflowId(room.id))).toEqual([]);
   expect((await api().get(`/api/v1/rooms/${room.id}`).set(tenant.auth)).body.status).toBe('active');
   expect((await api().get(`/api/v1/recordings/${id}`).set(tenant.auth)).body.data.status).toBe('recording');

@@ -1,4 +1,4 @@
-// The notification's temporary `url` is where the recording is downloaded from (DECISIONS §7): kept sealed with the
+// The notification's temporary `url` is where the recording is downloaded from (docs/decisions.md §7): kept sealed with the
 // recording (never in workflow history), read by the transfer activity; the provider's REST API only when that link
 // has expired or answers 401/403/404/410. The real app, the development media server (whose REST API can be made not
 // to know a recording), a real worker process.

@@ -1,4 +1,4 @@
-// What an operator sees in Temporal after a recording's life (DECISIONS §13), on the real stack (the harness's Temporal
+// What an operator sees in Temporal after a recording's life (docs/decisions.md §13), on the real stack (the harness's Temporal
 // dev server, which registers the Convene* search attributes; a real worker process): one query per tenant, room or
 // recording finds exactly that resource's runs, each run says what it is, and no history holds a secret.
 import { RecordingSchema } from '../../../src/modules/recordings/recording.entity.ts';

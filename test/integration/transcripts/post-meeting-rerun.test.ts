@@ -1,4 +1,4 @@
-// Re-running post-meeting processing through the API (DECISIONS §9 "Outages and re-runs"): a partial result (the
+// Re-running post-meeting processing through the API (docs/decisions.md §9 "Outages and re-runs"): a partial result (the
 // transcription provider refused) is turned into a complete one once the provider is back, with a second delivery;
 // `failure_reason` says why a transcript failed. The real app, the development media server behind a switch (the
 // `openai` provider), a real worker process, a real webhook receiver.
@@ -103,7 +103,7 @@ test('a partial result (the provider refused) is re-run once the provider is bac
   const rerun = await stack.t.request.post(`/api/v1/recordings/${recordingId}/post-meeting`).set(tenant.auth).send({}).expect(202);
   expect(rerun.body).toEqual({ recording_id: recordingId, run: 2, workflow_id: postMeetingWorkflowId(recordingId, 2), status: 'started' });
   expect(rerun.body.workflow_id).toBe(`post-meeting-${recordingId}-2`);
-  // Started by the hand-over relay once the request's transaction committed (DECISIONS §15): a moment after the 202.
+  // Started by the hand-over relay once the request's transaction committed (docs/decisions.md §15): a moment after the 202.
   await (await startedRun(stack.temporal, rerun.body.workflow_id)).result();
 
   const [, second] = await waitForWebhooks(recordingId, 2);

@@ -1,4 +1,4 @@
-// Queue Transcription with Temporal unreachable (DECISIONS §15): the `pending` transcript and its workflow's hand-over
+// Queue Transcription with Temporal unreachable (docs/decisions.md §15): the `pending` transcript and its workflow's hand-over
 // commit together and the request answers 202; nothing is lost: once a relay reaches Temporal (here a second one, as
 // another process would run) the transcript's run is started, exactly once, though two relays had it to do.
 import { Client, Connection } from '@temporalio/client';

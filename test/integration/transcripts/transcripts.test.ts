@@ -260,7 +260,7 @@ test('a failing AI provider: post-meeting still completes, the transcript is the
   ]);
   expect(JSON.stringify(row.errors)).not.toContain('sk-tenant-own-key');
 
-  // DECISIONS §13: no key or secret in any event of the runs (inputs, results, heartbeats, failures).
+  // docs/decisions.md §13: no key or secret in any event of the runs (inputs, results, heartbeats, failures).
   const runs: Array<[string, string]> = [
     [postMeetingWorkflowId(recordingId), 'AI provider unavailable'], // a failure message: only in decoded payloads
     [transcriptionWorkflowId(outcome.transcriptId), 'wordCount'], // the run's result payload

@@ -1,4 +1,4 @@
-// The response rules of DECISIONS §10 as the sender applies them (classify, parseRetryAfter), and how an attempt that
+// The response rules of docs/decisions.md §10 as the sender applies them (classify, parseRetryAfter), and how an attempt that
 // never reaches a receiver is reported: a host with no DNS answer, a host the SSRF guard refuses.
 import {
   attemptOutcome,

@@ -1,4 +1,4 @@
-// The builtin analyser's rules one by one (DECISIONS §9): the ways people commit, what is not a commitment, who the
+// The builtin analyser's rules one by one (docs/decisions.md §9): the ways people commit, what is not a commitment, who the
 // owner is, and what a summary leaves out. The corpus figures: analyser-corpus.test.ts.
 import { BuiltinAnalyzer, analyzeTranscript } from '../../../src/providers/ai-builtin.ts';
 import type { TranscriptSegmentOut } from '../../../src/providers/types.ts';

@@ -1,11 +1,11 @@
-// The builtin analyser on the meeting corpus (test/fixtures/meetings, DECISIONS §9 "judged on real meetings"): action
+// The builtin analyser on the meeting corpus (test/fixtures/meetings, docs/decisions.md §9 "judged on real meetings"): action
 // item precision and recall must stay at or above the bar (0.8 / 0.6) and within a small margin of what was reached
 // (BENCHMARKS.md), on the whole corpus and on the held-out meetings; summaries must keep naming the topics without
 // small talk. bench/analyser-corpus.ts prints the per-meeting table.
 import { analyzeTranscript } from '../../../src/providers/ai-builtin.ts';
 import { loadCorpus, requestOf, scoreMeeting, total } from '../../helpers/analyser-scoring.ts';
 
-/** Reached when the rules were written (BENCHMARKS.md), less a margin of 0.05; never below DECISIONS §9's bar. */
+/** Reached when the rules were written (BENCHMARKS.md), less a margin of 0.05; never below docs/decisions.md §9's bar. */
 const FLOOR = {
   all: { precision: 0.95, recall: 0.92, summaries: 27 },
   'held-out': { precision: 0.95, recall: 0.9, summaries: 8 },

@@ -1,5 +1,5 @@
 // Reading a language model's answer (src/providers/llm-answer.ts) and cutting a transcript to a context window
-// (src/providers/transcript-parts.ts): what self-hosted models actually write (DECISIONS §9 "Self-hosted LLMs").
+// (src/providers/transcript-parts.ts): what self-hosted models actually write (docs/decisions.md §9 "Self-hosted LLMs").
 import { loadConfig, ConfigError } from '../../../src/config.ts';
 import { requestTimeoutMs } from '../../../src/providers/ai-openai-compatible.ts';
 import { cleanActionItems, firstJsonObject, insightsFrom, saysNothingToDo } from '../../../src/providers/llm-answer.ts';

@@ -67,7 +67,7 @@ test('what we apply where the vendor lacks it: profanity masking, ISO 639-1 lang
   expect(iso639_1('de')).toBe('de');
 });
 
-test("the tenant's choice holds: its provider or a failure naming it, never the default instead (DECISIONS §9)", () => {
+test("the tenant's choice holds: its provider or a failure naming it, never the default instead (docs/decisions.md §9)", () => {
   const registry = createProviderRegistry(loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }));
   expect(postMeetingTranscriptionProvider(registry, undefined)).toEqual({ provider: 'openai' });
   expect(postMeetingTranscriptionProvider(registry, { provider: 'deepgram', api_key: 'dg-tenant' })).toEqual({ provider: 'deepgram' });

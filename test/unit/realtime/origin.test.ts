@@ -2,7 +2,7 @@ import { originAllowed } from '../../../src/realtime/origin.ts';
 
 const OPERATOR = ['http://localhost:*', 'http://127.0.0.1:*', 'https://localhost:*', 'https://127.0.0.1:*'];
 
-describe('WebSocket origin rule (DECISIONS §11)', () => {
+describe('WebSocket origin rule (docs/decisions.md §11)', () => {
   test('without tenant origins, the operator patterns apply: localhost and 127.0.0.1 on any port', () => {
     for (const origin of ['http://localhost:5173', 'http://localhost', 'https://127.0.0.1:8443', 'HTTP://LOCALHOST:3000']) {
       expect(originAllowed(origin, [], OPERATOR)).toBe(true);
