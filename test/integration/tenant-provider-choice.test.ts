@@ -12,6 +12,7 @@ import { createProviderRegistry } from '../../src/providers/registry.ts';
 import { recordingObjectKey } from '../../src/storage/keys.ts';
 import { testActivities } from '../helpers/activities.ts';
 import { createRoom, createTenant, patchConfig, type TenantFixture } from '../helpers/fixtures.ts';
+import { storeReadyRecording } from '../helpers/stored-recording.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 // A self-hosted Whisper server (usable without a key) and, in `withDeepgram`, the operator's Deepgram key. The AI's
@@ -108,25 +109,5 @@ test('a chosen provider that becomes unusable later fails the step naming it; th
 
 /** A ready recording with its file in S3, as ingestion leaves it. */
 async function readyRecording(app: TestApp, tenant: TenantFixture, roomId: string): Promise<string> {
-  const em = app.services.orm.em.fork();
-  const id = uuidv7();
-  const key = recordingObjectKey(tenant.id, id, 'audio/wav');
-  const stored = await app.services.store.upload({ key, body: Readable.from([Buffer.from('RIFF....WAVE')]), contentType: 'audio/wav' });
-  em.create(RecordingSchema, {
-    id,
-    tenant: tenant.id,
-    room: roomId,
-    status: 'ready',
-    storageTier: 'primary',
-    storageBucket: stored.bucket,
-    objectKey: key,
-    contentType: 'audio/wav',
-    sizeBytes: stored.sizeBytes,
-    durationSeconds: 1,
-    startedAt: new Date(Date.now() - 10_000),
-    stoppedAt: new Date(Date.now() - 9_000),
-    readyAt: new Date(),
-  });
-  await em.flush();
-  return id;
+  return storeReadyRecording(app, { tenantId: tenant.id, roomId, body: Buffer.from('RIFF....WAVE'), durationSeconds: 1 });
 }

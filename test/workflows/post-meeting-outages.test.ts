@@ -25,6 +25,7 @@ import type { PostMeetingOutcome } from '../../workflows/post-meeting.ts';
 import { postMeetingWorkflowId, searchAttributesFor, webhookDeliveryWorkflowId } from '../../workflows/shared.ts';
 import { testActivities } from '../helpers/activities.ts';
 import { createRoom, createTenant, patchConfig, type TenantFixture } from '../helpers/fixtures.ts';
+import { storeReadyRecording } from '../helpers/stored-recording.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createTimeSkippingEnv } from '../helpers/time-skipping.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -138,25 +139,8 @@ afterAll(async () => {
 async function storedRecording(): Promise<string> {
   const seeded = media.seedRecording({ meetingId: roomId, durationSeconds: 20 });
   const answer = await fetch(media.mediaUrl(seeded.id));
-  const id = uuidv7();
-  const key = recordingObjectKey(tenant.id, id, 'audio/wav');
-  const stored = await t.services.store.upload({ key, body: Readable.from(Buffer.from(await answer.arrayBuffer())), contentType: 'audio/wav' });
-  const em = t.services.orm.em.fork();
-  em.create(RecordingSchema, {
-    id,
-    tenant: tenant.id,
-    room: roomId,
-    status: 'ready',
-    upstreamRecordingId: seeded.id,
-    storageTier: 'primary',
-    storageBucket: stored.bucket,
-    objectKey: key,
-    contentType: 'audio/wav',
-    sizeBytes: stored.sizeBytes,
-    durationSeconds: 20,
-  });
-  await em.flush();
-  return id;
+  const body = Buffer.from(await answer.arrayBuffer());
+  return storeReadyRecording(t, { tenantId: tenant.id, roomId, body, durationSeconds: 20, upstreamRecordingId: seeded.id });
 }
 
 /** Post-meeting as ingestion starts it; resolves with its outcome and the webhook its delivery sent. */

@@ -20,6 +20,7 @@ import { WORKFLOWS_PATH } from '../../src/worker.ts';
 import { postMeetingWorkflowId, SEARCH_ATTRIBUTE_NAMES, transcriptionWorkflowId } from '../../workflows/shared.ts';
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { testActivities } from '../helpers/activities.ts';
+import { storeReadyRecording } from '../helpers/stored-recording.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let env: TestWorkflowEnvironment;
@@ -98,25 +99,8 @@ function frontAddress() {
 async function storedRecording(): Promise<string> {
   const seeded = media.seedRecording({ meetingId: roomId, durationSeconds: 20 });
   const answer = await fetch(media.mediaUrl(seeded.id));
-  const id = uuidv7();
-  const key = recordingObjectKey(tenant.id, id, 'audio/wav');
-  const stored = await t.services.store.upload({ key, body: Readable.from(Buffer.from(await answer.arrayBuffer())), contentType: 'audio/wav' });
-  const em = t.services.orm.em.fork();
-  em.create(RecordingSchema, {
-    id,
-    tenant: tenant.id,
-    room: roomId,
-    status: 'ready',
-    upstreamRecordingId: seeded.id,
-    storageTier: 'primary',
-    storageBucket: stored.bucket,
-    objectKey: key,
-    contentType: 'audio/wav',
-    sizeBytes: stored.sizeBytes,
-    durationSeconds: 20,
-  });
-  await em.flush();
-  return id;
+  const body = Buffer.from(await answer.arrayBuffer());
+  return storeReadyRecording(t, { tenantId: tenant.id, roomId, body, durationSeconds: 20, upstreamRecordingId: seeded.id });
 }
 
 async function queued(): Promise<string> {
