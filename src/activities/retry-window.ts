@@ -1,7 +1,7 @@
-// The retry window of a post-meeting step (docs/decisions.md §9 "Outages and re-runs"): transient provider failures (5xx, 429,
-// timeouts, connection errors) are retried by the workflow's policy until POST_MEETING_RETRY_WINDOW has passed since
-// the step's first attempt; a failure after that is made permanent, with the last failure as its reason. The same rule
-// as ingestion's INGEST_RETRY_WINDOW (docs/decisions.md §7, src/activities/recordings.ts).
+// The retry window of a step that rides out outages: the recording's transfer (INGEST_RETRY_WINDOW,
+// docs/decisions.md §7) and each post-meeting step (POST_MEETING_RETRY_WINDOW, docs/decisions.md §9). Transient
+// failures (5xx, 429, timeouts, connection errors) are retried by the workflow's policy until the window has passed
+// since the step's first attempt; a failure after that is made permanent, with the last failure as its reason.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { formatWindow } from '../../workflows/shared.ts';
 
