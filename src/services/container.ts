@@ -4,6 +4,7 @@ import { openDatabase, type Orm } from '../db/orm.ts';
 import { keyRotationPolicy, loadSigningKeys, refreshSigningKeys } from '../db/signing-keys.ts';
 import type { Logger } from '../logger.ts';
 import { AuthService } from '../modules/auth/auth.service.ts';
+import { configuredSchedule } from '../modules/deliveries/delivery-schedule.ts';
 import { DeliveryService } from '../modules/deliveries/delivery.service.ts';
 import { ParticipantWriter } from '../modules/participants/participant-insert.ts';
 import { ParticipantService } from '../modules/participants/participant.service.ts';
@@ -161,7 +162,7 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
   const deliveries = new DeliveryService({
     tenants,
     handovers,
-    retryDelaysSeconds: config.webhookRetryDelays,
+    retryDelaysSeconds: configuredSchedule(config),
     logger,
   });
   return {

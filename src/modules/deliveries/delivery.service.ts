@@ -88,7 +88,7 @@ export function deliveryStart(delivery: WebhookDelivery, retryDelaysSeconds: num
 export interface DeliveryServiceDeps {
   tenants: Pick<TenantService, 'effectiveConfig'>;
   handovers: Handovers;
-  /** WEBHOOK_RETRY_DELAYS, in seconds: fixed in each delivery's input when it is created. */
+  /** The configured schedule (delivery-schedule.ts): fixed in each delivery's input when it is handed over. */
   retryDelaysSeconds: number[];
   logger: Logger;
 }
