@@ -1,7 +1,8 @@
-// Benchmark (not a test): resident memory while a 1 GiB recording is streamed into S3 the way the ingestion activity
-// does it (src/activities/recordings.ts: fetch → Readable.fromWeb → a counting generator → ObjectStore.upload), with
-// the previous upload path (`@aws-sdk/lib-storage`'s Upload, 8 MiB parts, queue of 2) beside it in the same run, and
-// lib-storage at 5 MiB parts (queue of 2 and of 1), the store's part size, to see whether the library alone would do.
+// Benchmark (not a test): resident memory while a 1 GiB recording is streamed into S3 the way the ingestion transfer
+// does it (src/modules/recordings/ingestion-transfer.ts: fetch → Readable.fromWeb → a counting generator →
+// ObjectStore.upload), with the previous upload path (`@aws-sdk/lib-storage`'s Upload, 8 MiB parts, queue of 2)
+// beside it in the same run, and lib-storage at 5 MiB parts (queue of 2 and of 1), the store's part size, to see
+// whether the library alone would do.
 //
 //   npx node bench/ingest-memory.ts [--gib 1] [--runs 3] [--paths lib-storage,lib-5m-q2,lib-5m-q1,store]
 //
