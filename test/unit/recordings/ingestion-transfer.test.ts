@@ -42,7 +42,7 @@ const past = () => Math.floor(Date.now() / 1000) - 60;
 /** A recording row as the stage reads it, with the notification's link sealed in it (or none). */
 function recordingWith(link: string | null, upstreamRecordingId: string | null = 'up-1') {
   const sourceSealed = link
-    ? sealNotifiedSource(box, 'rec-1', { type: 'recording.ready', recording_id: 'up-1', meeting_id: 'room-1', url: link, content_type: 'audio/wav', size_bytes: FILE.length })
+    ? sealNotifiedSource(box, 'rec-1', { type: 'recording.ready', recording_id: 'up-1', meeting_id: 'room-1', url: link, duration_seconds: 30, content_type: 'audio/wav', size_bytes: FILE.length })
     : null;
   return { id: 'rec-1', tenant: { id: 'tenant-1' }, sourceSealed, durationSeconds: 30, upstreamRecordingId };
 }
