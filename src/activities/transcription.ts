@@ -25,8 +25,6 @@ import { TRANSCRIPTION_FAILURE } from '../../workflows/post-meeting-types.ts';
 import { failureWithinWindow } from './retry-window.ts';
 import { withSafeFailures } from './safe-failure.ts';
 
-export { storedLocation } from '../modules/recordings/recording-location.ts';
-
 export interface TranscriptionActivityDeps {
   orm: MikroORM;
   store: ObjectStore;
