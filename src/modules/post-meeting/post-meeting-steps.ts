@@ -16,6 +16,7 @@ import type { RetrySchedule } from '../deliveries/delivery-schedule.ts';
 import { RecordingGone } from '../recordings/ingestion-failures.ts';
 import { storedLocation } from '../recordings/recording-location.ts';
 import { RecordingSchema } from '../recordings/recording.entity.ts';
+import type { TenantConfig } from '../tenants/tenant-config.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
 import { ProviderRejected } from '../transcripts/transcription-failures.ts';
@@ -34,6 +35,17 @@ async function loadRecording(em: EntityManager, tenants: Tenants, recordingId: s
   return { recording, config: tenants.effectiveConfig(tenant) };
 }
 
+/** Which steps a run takes, from the tenant's effective config (docs/decisions.md §9, see planPostMeeting). */
+export function stepsFor(config: Pick<TenantConfig, 'transcription_enabled' | 'post_meeting_webhook'>): Pick<PostMeetingPlan, 'transcribe' | 'summarise' | 'deliver'> {
+  const hook = config.post_meeting_webhook;
+  const summarise = Boolean(hook && (hook.include_summary || hook.include_action_items));
+  return {
+    transcribe: config.transcription_enabled || Boolean(hook?.include_transcript) || summarise,
+    summarise,
+    deliver: Boolean(hook?.enabled),
+  };
+}
+
 /**
  * docs/decisions.md §9: transcribe when `transcription_enabled` or the webhook asks for a transcript, summary or action
  * items; summarise when it asks for a summary or action items; deliver when the webhook is enabled. Run 1 creates
@@ -47,16 +59,7 @@ export async function planPostMeeting(
   { recordingId, run = 1 }: { recordingId: string; run?: number },
 ): Promise<PostMeetingPlan> {
   const { recording, config } = await loadRecording(em, deps.tenants, recordingId);
-  const hook = config.post_meeting_webhook;
-  const summarise = Boolean(hook && (hook.include_summary || hook.include_action_items));
-  const plan = {
-    tenantId: recording.tenant.id,
-    roomId: recording.room.id,
-    transcribe: config.transcription_enabled || Boolean(hook?.include_transcript) || summarise,
-    summarise,
-    deliver: Boolean(hook?.enabled),
-    retryWindowSeconds: deps.retryWindowSeconds,
-  };
+  const plan = { tenantId: recording.tenant.id, roomId: recording.room.id, ...stepsFor(config), retryWindowSeconds: deps.retryWindowSeconds };
   const row = await em.findOne(PostMeetingResultSchema, { recording: recordingId });
   if (!row) {
     em.create(PostMeetingResultSchema, { recording, tenant: recording.tenant, roomId: recording.room.id, status: 'running', run, errors: [] });
