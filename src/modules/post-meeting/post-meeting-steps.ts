@@ -10,7 +10,6 @@ import { metrics } from '../../metrics/metrics.ts';
 import { postMeetingTranscriptionProvider, type ProviderRegistry } from '../../providers/registry.ts';
 import type { AiAnalyzer, AnalysisRequest, MeetingInsights } from '../../providers/types.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
-import type { PostMeetingPlan } from '../../../workflows/post-meeting-types.ts';
 import { createDelivery, deliveryStart } from '../deliveries/delivery.service.ts';
 import type { RetrySchedule } from '../deliveries/delivery-schedule.ts';
 import { RecordingGone } from '../recordings/ingestion-failures.ts';
@@ -35,8 +34,25 @@ async function loadRecording(em: EntityManager, tenants: Tenants, recordingId: s
   return { recording, config: tenants.effectiveConfig(tenant) };
 }
 
+/** Which steps a run takes. */
+export interface PostMeetingSteps {
+  transcribe: boolean;
+  summarise: boolean;
+  deliver: boolean;
+}
+
+/** What planPostMeeting answers (the workflow's PostMeetingPlan, workflows/post-meeting-types.ts). */
+export interface PlannedRun extends PostMeetingSteps {
+  tenantId: string;
+  roomId: string;
+  /** Nothing left to do: the row is `completed` already (a repeated run), or another run holds it. */
+  alreadyCompleted: boolean;
+  /** POST_MEETING_RETRY_WINDOW in seconds: bounds the transcription and AI steps. */
+  retryWindowSeconds: number;
+}
+
 /** Which steps a run takes, from the tenant's effective config (docs/decisions.md §9, see planPostMeeting). */
-export function stepsFor(config: Pick<TenantConfig, 'transcription_enabled' | 'post_meeting_webhook'>): Pick<PostMeetingPlan, 'transcribe' | 'summarise' | 'deliver'> {
+export function stepsFor(config: Pick<TenantConfig, 'transcription_enabled' | 'post_meeting_webhook'>): PostMeetingSteps {
   const hook = config.post_meeting_webhook;
   const summarise = Boolean(hook && (hook.include_summary || hook.include_action_items));
   return {
@@ -57,7 +73,7 @@ export async function planPostMeeting(
   em: EntityManager,
   deps: { tenants: Tenants; logger: Logger; retryWindowSeconds: number },
   { recordingId, run = 1 }: { recordingId: string; run?: number },
-): Promise<PostMeetingPlan> {
+): Promise<PlannedRun> {
   const { recording, config } = await loadRecording(em, deps.tenants, recordingId);
   const plan = { tenantId: recording.tenant.id, roomId: recording.room.id, ...stepsFor(config), retryWindowSeconds: deps.retryWindowSeconds };
   const row = await em.findOne(PostMeetingResultSchema, { recording: recordingId });

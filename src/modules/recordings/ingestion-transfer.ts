@@ -195,7 +195,7 @@ async function fetchAnswering(url: string, watch: TransferWatch, bytesTotal: num
 }
 
 /** 5xx, 408 and 429 may pass; any other answer to a freshly issued link will not change by retrying. */
-export function isTransientStatus(status: number): boolean {
+function isTransientStatus(status: number): boolean {
   return status >= 500 || status === 408 || status === 429;
 }
 
