@@ -67,6 +67,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
      * (the activity ran, then its worker died) is answered from its row, not made again.
      */
     async attemptWebhookDelivery(input: AttemptInput): Promise<AttemptReply> {
+      const begun = performance.now();
       const em = orm.em.fork();
       const prepared = await prepareAttempt(em, deps, input).catch((err: unknown) => {
         throw err instanceof DeliveryGone ? ApplicationFailure.nonRetryable(err.message, 'DeliveryGone') : err;
@@ -74,6 +75,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       if (prepared.kind === 'answered') return prepared.reply;
       // The server's clock (skipped time on the time-skipping server): when this attempt was scheduled to run.
       const attemptedAt = new Date(Context.current().info.currentAttemptScheduledTimestampMs);
+      if (prepared.kind === 'send') refuseIfSuperseded(begun);
       const outcome =
         prepared.kind === 'send'
           ? await sendAttempt(prepared.request, () => Context.current().heartbeat({ attempt: input.attempt }))
@@ -91,3 +93,22 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
 }
 
 export type DeliveryActivities = ReturnType<typeof createDeliveryActivities>;
+
+/**
+ * Called right before the POST (the attempt's first heartbeat). An attempt that took longer than its heartbeat timeout
+ * to prepare (a database that hung, then woke: docs/decisions.md §15) has been given up by Temporal already, and its
+ * retry is on the way or running: POSTing now would send the webhook twice (test/integration/faults/
+ * postgres-pause-pipeline.test.ts fails without this). It fails instead: retryable, and the server ignores the result
+ * of an attempt it timed out anyway. The margin covers the time between the server starting the attempt and this
+ * process beginning it.
+ */
+function refuseIfSuperseded(begunAt: number): void {
+  const { heartbeatTimeoutMs } = Context.current().info;
+  if (!heartbeatTimeoutMs) return;
+  const elapsedMs = performance.now() - begunAt;
+  if (elapsedMs >= heartbeatTimeoutMs - SUPERSEDED_MARGIN_MS) {
+    throw ApplicationFailure.retryable(`attempt prepared for ${Math.round(elapsedMs)} ms, past its heartbeat timeout: not sending`, 'AttemptSuperseded');
+  }
+}
+
+const SUPERSEDED_MARGIN_MS = 1_000;

@@ -2,7 +2,6 @@
 // PostgreSQL: while the database is down, requests answer 503 SERVICE_UNAVAILABLE (never a 500, never a hang); once it
 // is back, the same process serves again without a restart; and nothing is lost or half-applied: every room and
 // participant acknowledged with 201 is stored, and nothing is stored that was not acknowledged.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { startPostgres, type PostgresServer } from '../../../scripts/stack/postgres.ts';
 import { startApiProcess, type ApiProcess } from '../../helpers/api-process.ts';
+import { clusterPids } from '../../helpers/postgres-fault-pipeline.ts';
 
 const ADMIN_KEY = 'test-admin-key-postgres-restart';
 let dir: string;
@@ -104,18 +104,6 @@ test('503 while PostgreSQL is down, recovery without restarting the API, nothing
     await client.end();
   }
 }, 120_000);
-
-/** The cluster's processes (the postmaster listening on `port` and its children), for SIGSTOP / SIGCONT. */
-function clusterPids(port: number): number[] {
-  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
-  const postmaster = rows.find((r) => /postgres/.test(r.args) && r.args.includes(` -p ${port}`));
-  if (!postmaster) throw new Error(`no postmaster on port ${port}`);
-  return [postmaster.pid, ...rows.filter((r) => r.ppid === postmaster.pid).map((r) => r.pid)];
-}
 
 test('GET /readyz answers 503 within a few seconds while PostgreSQL hangs (paused), and its database check is ok once it resumes', async () => {
   const pids = clusterPids(postgres.port);
