@@ -1,4 +1,4 @@
-import type { EmptyRoomTimer } from '../temporal/empty-room-timer.ts';
+import type { EmptyRoomTimer } from './realtime.ports.ts';
 import type { PgRoomBus, RoomAction, Sql } from './pg-bus.ts';
 import * as presence from './presence.ts';
 

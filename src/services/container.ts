@@ -14,7 +14,8 @@ import { TranscriptService } from '../modules/transcripts/transcript.service.ts'
 import { createProviderRegistry, type ProviderRegistry } from '../providers/registry.ts';
 import { SecretBox } from '../security/secret-box.ts';
 import { TokenService } from '../security/tokens.ts';
-import { TemporalEmptyRoomTimer, type EmptyRoomTimer } from '../temporal/empty-room-timer.ts';
+import type { EmptyRoomTimer } from '../realtime/realtime.ports.ts';
+import { TemporalEmptyRoomTimer } from '../temporal/empty-room-timer.ts';
 import { PgRoomBus } from '../realtime/pg-bus.ts';
 import { presentParticipantIds } from '../realtime/presence.ts';
 import { RealtimeEventPublisher } from '../realtime/room-events.ts';

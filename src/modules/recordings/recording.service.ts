@@ -11,7 +11,7 @@ import { downloadFileName } from '../../storage/keys.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import type { Handovers } from '../../handover/handover.ts';
 import { starts } from '../../handover/starts.ts';
-import type { RecordingOrchestrator } from '../../temporal/recording-orchestrator.ts';
+import type { RecordingOrchestrator } from './recording.ports.ts';
 import { UpstreamError, type MediaProvider, type UpstreamRecording } from '../../upstream/media-provider.ts';
 import type { RecordingReadyNotification } from '../../upstream/protocol.ts';
 import { startPostMeetingOver } from '../post-meeting/post-meeting-rerun.ts';
