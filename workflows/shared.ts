@@ -1,10 +1,8 @@
-// What the API (client), the worker and the workflows agree on: the task queue, workflow ids, signals and queries.
+// What the API (client), the worker and the workflows agree on: workflow ids, signals and queries (the task queue is a
+// setting: TEMPORAL_TASK_QUEUE in src/config.ts).
 // Workflow ids derive from the resource they act on, so a second start for the same resource finds the first.
 // Every id, signal and query is defined here and nowhere else (docs/architecture.md habit 1; ids per docs/decisions.md §13).
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-
-/** Default task queue (TEMPORAL_TASK_QUEUE overrides it; the worker and the API read the same setting). */
-export const DEFAULT_TASK_QUEUE = 'convene';
 
 /** Download from the provider, store in S3, mark `ready` (or `failed`). One per recording at a time. */
 export const recordingIngestWorkflowId = (recordingId: string) => `recording-ingest-${recordingId}`;
