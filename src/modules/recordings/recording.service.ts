@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { DomainEventPublisher } from '../../events/domain-events.ts';
 import { ApiError, notFound } from '../../domain/errors.ts';
-import type { Principal } from '../../domain/principal.ts';
+import { tenantOf, type Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { downloadFileName } from '../../storage/keys.ts';
@@ -16,7 +16,7 @@ import { UpstreamError, type MediaProvider, type UpstreamRecording } from '../..
 import type { RecordingReadyNotification } from '../../upstream/protocol.ts';
 import { startPostMeetingOver } from '../post-meeting/post-meeting-rerun.ts';
 import { PostMeetingResultSchema } from '../post-meeting/post-meeting-result.entity.ts';
-import { roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
+import { roomForPrincipal } from '../rooms/room-access.ts';
 import { RoomSchema, type Room } from '../rooms/room.entity.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';

@@ -2,13 +2,13 @@
 // read operations show. Every query filters by the caller's tenant: another tenant's ids are simply not found.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound, validationError } from '../../domain/errors.ts';
-import type { Principal } from '../../domain/principal.ts';
+import { tenantOf, type Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
 import { tenantTranscriptionKey, type ProviderRegistry } from '../../providers/registry.ts';
 import type { Handovers } from '../../handover/handover.ts';
 import { starts } from '../../handover/starts.ts';
 import { RecordingSchema } from '../recordings/recording.entity.ts';
-import { roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
+import { roomForPrincipal } from '../rooms/room-access.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
 import { createPendingTranscript, TranscriptSchema, type Transcript } from './transcript.entity.ts';
