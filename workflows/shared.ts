@@ -195,3 +195,10 @@ export const DATABASE_STEP_RETRY = {
 export function databaseStep(nonRetryableErrorTypes: string[] = []) {
   return { startToCloseTimeout: '30 seconds', retry: { ...DATABASE_STEP_RETRY, nonRetryableErrorTypes } } as const;
 }
+
+/**
+ * Retry policy of steps that touch the database and one service outside it (the media provider, a webhook receiver):
+ * as DATABASE_STEP_RETRY, no attempt limit, but capped at 1 minute, since the other side's outage is the likelier one.
+ * The workflow sets each step's timeouts and adds the non-retryable types it expects.
+ */
+export const OUTSIDE_SERVICE_STEP_RETRY = { ...DATABASE_STEP_RETRY, maximumInterval: '1 minute' } as const;

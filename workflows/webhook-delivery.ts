@@ -3,7 +3,7 @@
 // ids and numbers only: the activity resolves the URL and the secret and builds the payload (docs/decisions.md §13).
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../src/activities/deliveries.ts';
-import type { WebhookDeliveryInput } from './shared.ts';
+import { OUTSIDE_SERVICE_STEP_RETRY, type WebhookDeliveryInput } from './shared.ts';
 
 export interface WebhookDeliveryWorkflowInput extends WebhookDeliveryInput {
   /**
@@ -24,7 +24,7 @@ export interface WebhookDeliveryResult {
 const deliveries = proxyActivities<DeliveryActivities>({
   startToCloseTimeout: '3 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['DeliveryGone'] },
+  retry: { ...OUTSIDE_SERVICE_STEP_RETRY, nonRetryableErrorTypes: ['DeliveryGone'] },
 });
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryWorkflowInput): Promise<WebhookDeliveryResult> {
