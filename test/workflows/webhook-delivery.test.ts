@@ -1,20 +1,20 @@
 // The delivery workflow with real activities (PostgreSQL, SeaweedFS, a real local receiver) on Temporal's
 // time-skipping server: the whole default retry schedule (0, 1 m, 5 m, 15 m, 1 h, 4 h) runs in seconds.
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import { ensureTool } from '../../scripts/tools.ts';
 import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema } from '../../src/modules/deliveries/delivery.entity.ts';
 import { createDelivery, deliveryStart } from '../../src/modules/deliveries/delivery.service.ts';
 import { startHandover } from '../../src/handover/relay.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
-import { SEARCH_ATTRIBUTE_NAMES, webhookDeliveryWorkflowId } from '../../workflows/shared.ts';
+import { webhookDeliveryWorkflowId } from '../../workflows/shared.ts';
 import { configureWebhook, processedRecording } from '../helpers/delivery-fixtures.ts';
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { testActivities } from '../helpers/activities.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { createTimeSkippingEnv, quietSdkLogs } from '../helpers/time-skipping.ts';
 
 const DEFAULT_SCHEDULE = [0, 60, 300, 900, 3600, 14400];
 /** No media provider is needed here (port 9 refuses); the default retry schedule, with a short POST timeout. */
@@ -35,19 +35,8 @@ let receiver: WebhookReceiver;
 const taskQueue = `webhook-wf-${randomUUID()}`;
 
 beforeAll(async () => {
-  try {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-  } catch {
-    // Already installed by another test file in this jest worker.
-  }
-  const path = await ensureTool('temporal-test-server');
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
-  // The time-skipping server knows no custom search attribute until told (a start carrying one waits for ever).
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: 'default',
-    // 2 = INDEXED_VALUE_TYPE_KEYWORD (temporal.api.enums.v1.IndexedValueType; @temporalio/proto is not a dependency of ours).
-    searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTE_NAMES).map((name) => [name, 2])),
-  });
+  quietSdkLogs();
+  env = await createTimeSkippingEnv();
   t = await createTestApp();
   receiver = await startWebhookReceiver(SECRET);
   tenant = await createTenant(t);
