@@ -3,7 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { DomainEventPublisher } from '../../events/domain-events.ts';
-import { ApiError, notFound } from '../../domain/errors.ts';
+import { ApiError, notFound, serviceUnavailable } from '../../domain/errors.ts';
 import { tenantOf, type Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
@@ -209,7 +209,7 @@ export class RecordingService {
       location = await this.#deps.store.copyToArchive(key);
     } catch (err) {
       this.#deps.logger.error({ err, recordingId: id }, 'archive failed');
-      throw new ApiError('SERVICE_UNAVAILABLE', 'The object store failed to archive the recording; retry later', { headers: { 'Retry-After': '5' } });
+      throw serviceUnavailable('The object store failed to archive the recording; retry later');
     }
     recording.status = 'archived';
     recording.storageTier = 'archive';
@@ -371,7 +371,7 @@ export class RecordingService {
 /** A provider failure as the client sees it: the provider is the dependency that is down (503), never a 500. */
 function providerFailure(err: unknown): Error {
   if (err instanceof UpstreamError) {
-    return new ApiError('SERVICE_UNAVAILABLE', `The media provider failed: ${err.message}`, { headers: { 'Retry-After': '5' } });
+    return serviceUnavailable(`The media provider failed: ${err.message}`);
   }
   return err as Error;
 }
