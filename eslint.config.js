@@ -34,7 +34,7 @@ const LAYERS = [
   },
   {
     target: './src/modules',
-    from: [...ADAPTERS, './src/realtime', './src/handover/relay.ts'],
+    from: [...ADAPTERS, './src/realtime', './src/auth', './src/handover/relay.ts'],
     message: 'A module declares what it needs as a port (<module>.ports.ts) and the adapter implements it; it never imports the adapter.',
   },
   {
