@@ -1,5 +1,5 @@
 // What the real-time side needs from outside it, as it states it: src/temporal/empty-room-timer.ts implements it, so
-// the gateway knows nothing of workflows (docs/architecture.md habit 1).
+// the gateway knows nothing of workflows (docs/architecture.md habit 16).
 
 /** What the real-time side tells the empty-room workflow (workflows/empty-room.ts). */
 export interface EmptyRoomTimer {

@@ -1,5 +1,5 @@
 // What the recordings module needs from outside it, as the module states it: src/temporal/ implements these, so a
-// workflow's signature never ripples into the service (docs/architecture.md habit 1).
+// workflow's signature never ripples into the service (docs/architecture.md habit 16).
 
 /** News for a recording's running workflows. Starts are not made here: they are hand-overs (src/handover/). */
 export interface RecordingOrchestrator {
