@@ -8,9 +8,13 @@
 // by the request that started the row over as run n (keeping a completed transcript unless told to transcribe again);
 // it sends a delivery of its own.
 // Transient provider failures are ridden out for POST_MEETING_RETRY_WINDOW before a step is recorded as failed.
-import { executeChild, log, proxyActivities } from '@temporalio/workflow';
-import type { PostMeetingActivities } from '../src/activities/post-meeting.ts';
+import {
+  executeChild,
+  log,
+  proxyActivities,
+} from '@temporalio/workflow';
 import { failureMessage } from './failures.ts';
+import type { PostMeetingActivities } from '../src/activities/post-meeting.ts';
 import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
 import {
   databaseStep,

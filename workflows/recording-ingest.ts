@@ -11,7 +11,6 @@ import {
   TimeoutFailure,
 } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
-import { failureMessage, isFailureOfType } from './failures.ts';
 import { recordingRetentionWorkflow } from './recording-retention.ts';
 import {
   databaseStep,
@@ -22,6 +21,7 @@ import {
   searchAttributesFor,
   type IngestRecordingInput,
 } from './shared.ts';
+import { failureMessage, isFailureOfType } from './failures.ts';
 
 // Database steps: they wait out the database (docs/decisions.md §15), however long it is away.
 const bookkeeping = (summary: string) => proxyActivities<RecordingActivities>({ summary, ...databaseStep([NON_RETRYABLE.recordingGone]) });

@@ -3,9 +3,9 @@
 // The id is transcription-<transcriptId> (workflows/shared.ts); started by Queue Transcription and by post-meeting.
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { TranscriptionActivities } from '../src/activities/transcription.ts';
-import { failureMessage, isFailureOfType } from './failures.ts';
 import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
 import { databaseStep, DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS, type TranscriptionInput } from './shared.ts';
+import { failureMessage, isFailureOfType } from './failures.ts';
 
 // Database updates: they wait out the database (docs/decisions.md §15).
 const bookkeeping = proxyActivities<TranscriptionActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
