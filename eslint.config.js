@@ -45,6 +45,8 @@ const LAYERS = [
   {
     target: ['./src/domain', './src/security', './src/logger.ts', './src/config.ts', './src/db/!(entities).ts'],
     from: ['./src/modules', './src/realtime', './src/activities', './src/handover', './src/providers', './src/upstream', './src/storage', './workflows'],
+    // Not src/db/entities.ts (the list of every entity the ORM maps) nor src/db/migrations/ (a data migration may use a
+    // module's code): both are read by the ORM set-up only.
     message: 'The ground floor (domain, security, settings, the database plumbing) imports nothing above it.',
   },
   {
