@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { DEFAULT_TASK_QUEUE } from '../workflows/shared.ts';
+import { DEFAULT_TASK_QUEUE } from '../src/config.ts';
 import { projectRoot } from './tools.ts';
 import { DevSettingsError, readDevSettings, type DevSettings } from './stack/dev-settings.ts';
 import { isPortFree } from './stack/ports.ts';

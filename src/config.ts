@@ -1,8 +1,10 @@
 // Every setting of Convene: its environment variable, its default, and why it exists. Parsed and validated once at
 // start-up; a variable that is set but invalid stops start-up with a message that names it.
 
-import { DEFAULT_TASK_QUEUE } from '../workflows/shared.ts';
 import { compileTrustProxy } from './http/client-address.ts';
+
+/** Default task queue (TEMPORAL_TASK_QUEUE overrides it; the worker and the API read the same setting). */
+export const DEFAULT_TASK_QUEUE = 'convene';
 
 export type NodeEnv = 'development' | 'test' | 'production';
 

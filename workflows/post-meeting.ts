@@ -9,13 +9,11 @@
 // it sends a delivery of its own.
 // Transient provider failures are ridden out for POST_MEETING_RETRY_WINDOW before a step is recorded as failed.
 import {
-  ActivityFailure,
-  ApplicationFailure,
-  ChildWorkflowFailure,
   executeChild,
   log,
   proxyActivities,
 } from '@temporalio/workflow';
+import { failureMessage } from './failures.ts';
 import type { PostMeetingActivities } from '../src/activities/post-meeting.ts';
 import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
 import {
@@ -78,7 +76,7 @@ export async function postMeetingWorkflow({ recordingId, run }: PostMeetingInput
           staticSummary: `transcribe recording ${recordingId} (post-meeting transcript ${transcriptId})`,
         });
       } catch (err) {
-        await recordError({ recordingId, field: 'transcript', code: 'transcription_failed', message: describe(err) });
+        await recordError({ recordingId, field: 'transcript', code: 'transcription_failed', message: failureMessage(err) });
       }
     }
   }
@@ -92,7 +90,7 @@ export async function postMeetingWorkflow({ recordingId, run }: PostMeetingInput
         [{ recordingId }],
       ));
     } catch (err) {
-      const message = describe(err);
+      const message = failureMessage(err);
       await recordError({ recordingId, field: 'summary', code: 'ai_processing_failed', message });
       await recordError({ recordingId, field: 'action_items', code: 'ai_processing_failed', message });
     }
@@ -111,11 +109,4 @@ async function recordError(entry: { recordingId: string; field: 'transcript' | '
   const { recordingId, ...error } = entry;
   log.warn('post-meeting step failed', { recordingId, field: error.field, code: error.code });
   await bookkeeping.recordPostMeetingErrors.executeWithOptions({ summary: `record ${error.code}` }, [{ recordingId, errors: [error] }]);
-}
-
-/** The innermost reason: the transcription's or the analyser's own message. */
-function describe(err: unknown): string {
-  let cause: unknown = err;
-  while ((cause instanceof ActivityFailure || cause instanceof ChildWorkflowFailure) && cause.cause) cause = cause.cause;
-  return cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(err);
 }

@@ -2,13 +2,13 @@
 // every process. Stop Recording signals it, and it ends without doing anything. Id: recording-autostop-<recordingId>.
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
-import { DATABASE_STEP_RETRY, recordingStoppedSignal, type AutoStopInput } from './shared.ts';
+import { OUTSIDE_SERVICE_STEP_RETRY, recordingStoppedSignal, type AutoStopInput } from './shared.ts';
 
 // The database and the provider: retried until both answer (docs/decisions.md §15).
 const { autoStopRecording } = proxyActivities<RecordingActivities>({
   summary: 'stop the recording at the provider',
   startToCloseTimeout: '30 seconds',
-  retry: { ...DATABASE_STEP_RETRY, maximumInterval: '1 minute' },
+  retry: OUTSIDE_SERVICE_STEP_RETRY,
 });
 
 export async function recordingAutoStopWorkflow(input: AutoStopInput): Promise<{ autoStopped: boolean }> {

@@ -21,6 +21,7 @@ import {
   searchAttributesFor,
   type IngestRecordingInput,
 } from './shared.ts';
+import { failureMessage, isFailureOfType } from './failures.ts';
 
 // Database steps: they wait out the database (docs/decisions.md §15), however long it is away.
 const bookkeeping = (summary: string) => proxyActivities<RecordingActivities>({ summary, ...databaseStep([NON_RETRYABLE.recordingGone]) });
@@ -61,7 +62,7 @@ export async function recordingIngestWorkflow(input: IngestRecordingInput): Prom
     return { status: 'ready', sizeBytes: stored.sizeBytes };
   } catch (err) {
     if (isFailureOfType(err, NON_RETRYABLE.recordingGone)) throw err;
-    const reason = describe(err, input.retryWindowSeconds);
+    const reason = failureReason(err, input.retryWindowSeconds);
     await bookkeeping('mark the recording failed').markRecordingFailed({ recordingId, reason });
     // Fail the run too, so the operator sees it red in the Temporal UI (and a later notification may start a new one).
     throw ApplicationFailure.nonRetryable(`ingestion of recording ${recordingId} failed: ${reason}`, 'IngestionFailed');
@@ -84,25 +85,20 @@ async function startRetention({ recordingId, tenantId, roomId }: IngestRecording
   }
 }
 
-function isFailureOfType(err: unknown, type: string): boolean {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  return cause instanceof ApplicationFailure && cause.type === type;
-}
-
 /** docs/decisions.md §7: the retry window, then the last attempt that began inside it, in full. */
 function transferDeadlineMs(retryWindowSeconds: number): number {
   return (retryWindowSeconds + TRANSFER_ATTEMPT_SECONDS) * 1000;
 }
 
 /** The reason stored on the recording. Activity messages are already free of secrets (src/activities/safe-failure.ts). */
-function describe(err: unknown, retryWindowSeconds: number): string {
+function failureReason(err: unknown, retryWindowSeconds: number): string {
   const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
   // The transfer's deadline ended it (see transferDeadlineMs): stalls (heartbeat timeouts) get there, as the activity
   // makes any failure of its own after the window permanent first. Worded as the activity words the window's end.
   if (err instanceof ActivityFailure && err.retryState === 'TIMEOUT') {
     return `still failing when the retry window of ${formatWindow(retryWindowSeconds)} ended; last failure: ${innermost(cause)}`;
   }
-  return cause instanceof Error ? cause.message : String(err);
+  return failureMessage(err);
 }
 
 /** The innermost failure that says something: its message, or the kind of timeout (timeouts carry no message). */

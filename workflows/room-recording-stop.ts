@@ -4,13 +4,13 @@
 // Id: room-recording-stop-<roomId>.
 import { getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
-import { DATABASE_STEP_RETRY, recordingAutoStopWorkflowId, recordingStoppedSignal, type RoomRecordingStopInput } from './shared.ts';
+import { OUTSIDE_SERVICE_STEP_RETRY, recordingAutoStopWorkflowId, recordingStoppedSignal, type RoomRecordingStopInput } from './shared.ts';
 
 // The database and the provider: retried until both answer (docs/decisions.md §15), a recording is never left running.
 const { stopClosedRoomRecording } = proxyActivities<RecordingActivities>({
   summary: 'stop what still records the room, at the provider',
   startToCloseTimeout: '1 minute',
-  retry: { ...DATABASE_STEP_RETRY, maximumInterval: '1 minute' },
+  retry: OUTSIDE_SERVICE_STEP_RETRY,
 });
 
 export async function roomRecordingStopWorkflow(input: RoomRecordingStopInput): Promise<{ stoppedRecordingId: string | null }> {

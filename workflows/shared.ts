@@ -1,10 +1,8 @@
-// What the API (client), the worker and the workflows agree on: the task queue, workflow ids, signals and queries.
+// What the API (client), the worker and the workflows agree on: workflow ids, signals and queries (the task queue is a
+// setting: TEMPORAL_TASK_QUEUE in src/config.ts).
 // Workflow ids derive from the resource they act on, so a second start for the same resource finds the first.
 // Every id, signal and query is defined here and nowhere else (docs/architecture.md habit 1; ids per docs/decisions.md §13).
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-
-/** Default task queue (TEMPORAL_TASK_QUEUE overrides it; the worker and the API read the same setting). */
-export const DEFAULT_TASK_QUEUE = 'convene';
 
 /** Download from the provider, store in S3, mark `ready` (or `failed`). One per recording at a time. */
 export const recordingIngestWorkflowId = (recordingId: string) => `recording-ingest-${recordingId}`;
@@ -197,3 +195,10 @@ export const DATABASE_STEP_RETRY = {
 export function databaseStep(nonRetryableErrorTypes: string[] = []) {
   return { startToCloseTimeout: '30 seconds', retry: { ...DATABASE_STEP_RETRY, nonRetryableErrorTypes } } as const;
 }
+
+/**
+ * Retry policy of steps that touch the database and one service outside it (the media provider, a webhook receiver):
+ * as DATABASE_STEP_RETRY, no attempt limit, but capped at 1 minute, since the other side's outage is the likelier one.
+ * The workflow sets each step's timeouts and adds the non-retryable types it expects.
+ */
+export const OUTSIDE_SERVICE_STEP_RETRY = { ...DATABASE_STEP_RETRY, maximumInterval: '1 minute' } as const;

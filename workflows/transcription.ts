@@ -1,10 +1,11 @@
 // One transcript: mark it `processing`, stream the recording from S3 to the provider, store the segments (all in the
 // activity, so the transcript never travels through the history), or mark it `failed` with the reason.
 // The id is transcription-<transcriptId> (workflows/shared.ts); started by Queue Transcription and by post-meeting.
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { TranscriptionActivities } from '../src/activities/transcription.ts';
 import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
 import { databaseStep, DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS, type TranscriptionInput } from './shared.ts';
+import { failureMessage, isFailureOfType } from './failures.ts';
 
 // Database updates: they wait out the database (docs/decisions.md §15).
 const bookkeeping = proxyActivities<TranscriptionActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
@@ -59,20 +60,9 @@ export async function transcriptionWorkflow({ transcriptId }: TranscriptionInput
     return { status: 'completed', ...result };
   } catch (err) {
     if (isFailureOfType(err, TRANSCRIPTION_FAILURE.transcriptGone)) throw err;
-    const reason = describe(err);
+    const reason = failureMessage(err);
     await bookkeeping.markTranscriptFailed.executeWithOptions({ summary: 'mark transcript failed' }, [{ transcriptId, reason }]);
     // The run fails too, so the operator sees it red in the Temporal UI and a parent (post-meeting) sees why.
     throw ApplicationFailure.nonRetryable(`transcription ${transcriptId} failed: ${reason}`, 'TranscriptionFailed');
   }
-}
-
-function isFailureOfType(err: unknown, type: string): boolean {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  return cause instanceof ApplicationFailure && cause.type === type;
-}
-
-/** The innermost message: "transcription provider refused: HTTP 401 ..." rather than "Activity task failed". */
-function describe(err: unknown): string {
-  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
-  return cause instanceof Error ? cause.message : String(err);
 }

@@ -1,9 +1,9 @@
 // One outgoing webhook delivery (docs/decisions.md §10): attempt, record, sleep per the schedule, attempt again, until a 2xx,
 // a permanent failure or the last scheduled attempt. The id is webhook-delivery-<deliveryId>. Inputs and results are
 // ids and numbers only: the activity resolves the URL and the secret and builds the payload (docs/decisions.md §13).
-import { ParentClosePolicy, proxyActivities, sleep, startChild } from '@temporalio/workflow';
+import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../src/activities/deliveries.ts';
-import { searchAttributesFor, webhookDeliveryWorkflowId, type WebhookDeliveryInput } from './shared.ts';
+import { OUTSIDE_SERVICE_STEP_RETRY, type WebhookDeliveryInput } from './shared.ts';
 
 export interface WebhookDeliveryWorkflowInput extends WebhookDeliveryInput {
   /**
@@ -24,7 +24,7 @@ export interface WebhookDeliveryResult {
 const deliveries = proxyActivities<DeliveryActivities>({
   startToCloseTimeout: '3 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['DeliveryGone'] },
+  retry: { ...OUTSIDE_SERVICE_STEP_RETRY, nonRetryableErrorTypes: ['DeliveryGone'] },
 });
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryWorkflowInput): Promise<WebhookDeliveryResult> {
@@ -48,29 +48,4 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryWorkflowInpu
   }
   // Not reached: the last attempt always ends the delivery (retrying with no next delay is `failed`).
   return { status: 'failed', attempts: total };
-}
-
-/**
- * A delivery started as an abandoned child (it outlives the parent), with the id, search attributes and summary of
- * docs/decisions.md §13; a delivery already started is left running. Post-meeting no longer uses it: its completion records the
- * delivery's start with the delivery row (src/handover/, docs/decisions.md §15). Kept for the delivery tests' stand-in parent.
- */
-export async function startWebhookDeliveryChild(subject: {
-  deliveryId: string;
-  tenantId: string;
-  roomId: string;
-  recordingId: string;
-}): Promise<void> {
-  try {
-    await startChild(webhookDeliveryWorkflow, {
-      workflowId: webhookDeliveryWorkflowId(subject.deliveryId),
-      args: [{ deliveryId: subject.deliveryId }],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      staticSummary: `deliver meeting.recording_ready ${subject.deliveryId} of recording ${subject.recordingId}`,
-      typedSearchAttributes: searchAttributesFor(subject),
-    });
-  } catch (err) {
-    // WorkflowExecutionAlreadyStartedError (from @temporalio/common, not a dependency of ours).
-    if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
-  }
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Sql } from '../realtime/pg-bus.ts';
+import type { Sql } from './sql.ts';
 
 /**
  * A MikroORM transaction seen as the `Sql` the room bus and presence functions run on, so a service writes its change

@@ -54,6 +54,12 @@ export const notFound = (what = 'Resource') => new ApiError('NOT_FOUND', `${what
 export const forbidden = (message = 'Not allowed') => new ApiError('FORBIDDEN', message);
 export const validationError = (path: string, message: string) =>
   new ApiError('VALIDATION_ERROR', message, { details: [{ path, message }] satisfies ErrorDetail[] });
+/**
+ * 503 with `Retry-After` (docs/decisions.md §3): something this request needs is away for now, and the client may
+ * retry the same request after `retryAfterSeconds`. Without a message: the generic one, naming no dependency.
+ */
+export const serviceUnavailable = (message = 'A service this request needs is unavailable; retry later', retryAfterSeconds = 5) =>
+  new ApiError('SERVICE_UNAVAILABLE', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
 
 /** The error envelope, as spec/openapi.yaml's `Error` schema describes it. */
 export function errorBody(err: ApiError, requestId: string) {

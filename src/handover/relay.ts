@@ -122,24 +122,8 @@ export class HandoverRelay {
   /** Starts one recorded workflow; null when it is started (or was already), else why not. */
   async #startOne(row: PendingRow): Promise<string | null> {
     const { client, logger } = this.#o;
-    const s = row.start;
-    const common = {
-      taskQueue: row.task_queue,
-      workflowId: row.workflow_id,
-      args: s.args,
-      typedSearchAttributes: searchAttributesFor(s.subject),
-      staticSummary: s.summary,
-      ...(s.details ? { staticDetails: s.details } : {}),
-      workflowIdReusePolicy: s.reuse ?? 'REJECT_DUPLICATE',
-    } as const;
     try {
-      const signal = s.signal;
-      await client.withDeadline(Date.now() + START_DEADLINE_MS, async (): Promise<unknown> =>
-        signal
-          ? client.workflow.signalWithStart(s.workflowType, { ...common, signal: signal.name, signalArgs: signal.args })
-          : client.workflow.start(s.workflowType, { ...common, workflowIdConflictPolicy: s.conflict ?? 'USE_EXISTING' }),
-      );
-      metrics.workflowStarted(s.workflowType);
+      await startHandover(client, row.task_queue, row.start);
       return null;
     } catch (err) {
       // A run with this id is closed and may not run again (REJECT_DUPLICATE, or a completed ingestion): the work was
@@ -149,4 +133,27 @@ export class HandoverRelay {
       return err instanceof Error ? err.message : String(err);
     }
   }
+}
+
+/**
+ * Makes one recorded start (what the relay does with each row): by its workflow id, with its search attributes and
+ * summary, within START_DEADLINE_MS. Throws what Temporal throws, WorkflowExecutionAlreadyStartedError included.
+ */
+export async function startHandover(client: Client, taskQueue: string, s: HandoverStart): Promise<void> {
+  const common = {
+    taskQueue,
+    workflowId: s.workflowId,
+    args: s.args,
+    typedSearchAttributes: searchAttributesFor(s.subject),
+    staticSummary: s.summary,
+    ...(s.details ? { staticDetails: s.details } : {}),
+    workflowIdReusePolicy: s.reuse ?? 'REJECT_DUPLICATE',
+  } as const;
+  const signal = s.signal;
+  await client.withDeadline(Date.now() + START_DEADLINE_MS, async (): Promise<unknown> =>
+    signal
+      ? client.workflow.signalWithStart(s.workflowType, { ...common, signal: signal.name, signalArgs: signal.args })
+      : client.workflow.start(s.workflowType, { ...common, workflowIdConflictPolicy: s.conflict ?? 'USE_EXISTING' }),
+  );
+  metrics.workflowStarted(s.workflowType);
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Options } from 'express-rate-limit';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Orm } from '../db/orm.ts';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError, serviceUnavailable } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
 import { addressKey, clientAddress, type TrustProxy } from './client-address.ts';
 import { PostgresRateLimitStore } from './rate-limit.ts';
@@ -56,7 +56,7 @@ export class AuthFailureLimiter {
       info = await this.store.increment(key);
     } catch (err) {
       this.logger.error({ err }, 'failed-credential counter unavailable; refusing unauthenticated request');
-      throw new ApiError('SERVICE_UNAVAILABLE', 'A service this request needs is unavailable; retry later', { headers: { 'Retry-After': '5' } });
+      throw serviceUnavailable();
     }
     return info.totalHits > this.perMinute ? this.tooMany(info.resetTime?.getTime() ?? Date.now() + WINDOW_MS) : undefined;
   }

@@ -1,6 +1,6 @@
 import type { Orm } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
-import { originAllowed, originMatchesAny } from '../realtime/origin.ts';
+import { originAllowed, originMatchesAny } from './origin.ts';
 
 /** How long an instance trusts its copy; another instance's config change takes effect here within this time. */
 export const ALLOWED_ORIGINS_TTL_MS = 5_000;

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { ApiError, errorBody, notFound, validationError, type ErrorDetail } from '../domain/errors.ts';
+import { ApiError, errorBody, notFound, serviceUnavailable, validationError, type ErrorDetail } from '../domain/errors.ts';
 
 // The HTTP side of errors: whatever a parser, the validator or a handler throws becomes the envelope of
 // src/domain/errors.ts with its status, in one middleware.
@@ -53,7 +53,7 @@ export function toApiError(err: unknown): ApiError {
     return new ApiError('VALIDATION_ERROR', 'Request does not match the API schema', { details });
   }
   if (isDependencyUnavailable(err)) {
-    return new ApiError('SERVICE_UNAVAILABLE', 'A service this request needs is unavailable; retry later', { headers: { 'Retry-After': '5' } });
+    return serviceUnavailable();
   }
   return new ApiError('INTERNAL_ERROR', 'Internal error');
 }

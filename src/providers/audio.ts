@@ -3,7 +3,7 @@
 // by us where a vendor lacks the option (profanity filter).
 
 import { Readable } from 'node:stream';
-import { readWavHeader } from '../upstream/dev-media/wav.ts';
+import { readWavHeader } from './wav-header.ts';
 import { framed } from './http.ts';
 import { ProviderError, type TranscriptionRequest, type TranscriptionResult, type TranscriptSegmentOut } from './types.ts';
 

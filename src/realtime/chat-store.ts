@@ -1,5 +1,6 @@
 import type { ChatMessageData } from '../../generated/asyncapi.ts';
-import { chatData, type Sql } from './pg-bus.ts';
+import type { Sql } from '../db/sql.ts';
+import { chatData } from './pg-bus.ts';
 
 // Chat messages are stored (docs/decisions.md §11) in the room's transaction that announces them.
 

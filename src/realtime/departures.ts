@@ -1,5 +1,6 @@
-import type { EmptyRoomTimer } from '../temporal/empty-room-timer.ts';
-import type { PgRoomBus, RoomAction, Sql } from './pg-bus.ts';
+import type { EmptyRoomTimer } from './realtime.ports.ts';
+import type { Sql } from '../db/sql.ts';
+import type { PgRoomBus, RoomAction } from './pg-bus.ts';
 import * as presence from './presence.ts';
 
 // "The room became empty: tell the timer" (docs/decisions.md §6), said once for every way a participant stops being present:

@@ -9,7 +9,7 @@ import type { AuthFailureLimiter } from '../http/address-limit.ts';
 import { addressKey } from '../http/client-address.ts';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
-import type { EmptyRoomTimer } from '../temporal/empty-room-timer.ts';
+import type { EmptyRoomTimer } from './realtime.ports.ts';
 import { Connection, ConveneSocket, SocketSweeps, type ConnectionContext } from './connection.ts';
 import type { PgRoomBus } from './pg-bus.ts';
 import * as presence from './presence.ts';

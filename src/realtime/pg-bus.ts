@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
 import { createPool } from '../db/pool.ts';
+import type { Sql } from '../db/sql.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { ChatMessageData, ServerMessage } from '../../generated/asyncapi.ts';
 
@@ -25,14 +26,6 @@ export interface RoomBatch {
   roomId: string;
   seq: number;
   actions: RoomAction[];
-}
-
-/**
- * The connection a producer runs its SQL on, inside the room's transaction: a pg client, or a service's MikroORM
- * transaction (src/db/transaction-sql.ts), so a service's change and what the room hears of it commit together.
- */
-export interface Sql {
-  query<R extends Record<string, any> = any>(text: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
 }
 
 type Produce<T> = (sql: Sql, seq: number) => Promise<{ actions: RoomAction[]; result: T }>;

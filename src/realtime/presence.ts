@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActiveRecording, ParticipantSummary, Role } from '../../generated/asyncapi.ts';
-import type { RoomAction, Sql } from './pg-bus.ts';
+import type { Sql } from '../db/sql.ts';
+import type { RoomAction } from './pg-bus.ts';
 
 // Presence lives in the database (realtime_connections), so every API instance agrees on who is in a room and a
 // crashed instance's sockets stop counting once their heartbeat is stale. The functions taking `Sql` run inside

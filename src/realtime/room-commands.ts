@@ -2,7 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { CloseCode, type ErrorData, type ServerMessage } from '../../generated/asyncapi.ts';
 import { chatOpen, storeChats } from './chat-store.ts';
 import { Departures } from './departures.ts';
-import type { EmptyRoomTimer } from '../temporal/empty-room-timer.ts';
+import type { EmptyRoomTimer } from './realtime.ports.ts';
 import { errorMessage, parseClientMessage, type ParsedClientMessage } from './messages.ts';
 import type { PgRoomBus, RoomAction } from './pg-bus.ts';
 import * as presence from './presence.ts';

@@ -3,7 +3,7 @@ import { CloseCode } from '../../generated/asyncapi.ts';
 import { transactionSql } from '../db/transaction-sql.ts';
 import type { AfterCommit, RoomSessions } from '../events/room-sessions.ts';
 import { Departures } from './departures.ts';
-import type { EmptyRoomTimer } from '../temporal/empty-room-timer.ts';
+import type { EmptyRoomTimer } from './realtime.ports.ts';
 import type { PgRoomBus, RoomAction } from './pg-bus.ts';
 import * as presence from './presence.ts';
 

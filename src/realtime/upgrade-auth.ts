@@ -6,7 +6,7 @@ import { ApiError } from '../domain/errors.ts';
 import type { ParticipantRole } from '../domain/principal.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
 import type { TokenService } from '../security/tokens.ts';
-import { originAllowed } from './origin.ts';
+import { originAllowed } from '../http/origin.ts';
 
 export const SUBPROTOCOL = 'convene';
 const TOKEN_PREFIX = 'token.';

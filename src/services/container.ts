@@ -8,6 +8,7 @@ import { configuredSchedule } from '../modules/deliveries/delivery-schedule.ts';
 import { DeliveryService } from '../modules/deliveries/delivery.service.ts';
 import { ParticipantWriter } from '../modules/participants/participant-insert.ts';
 import { ParticipantService } from '../modules/participants/participant.service.ts';
+import { roomRecordingStop } from '../modules/recordings/recording-stop.ts';
 import { RecordingService } from '../modules/recordings/recording.service.ts';
 import { RoomService } from '../modules/rooms/room.service.ts';
 import { TenantService } from '../modules/tenants/tenant.service.ts';
@@ -15,7 +16,8 @@ import { TranscriptService } from '../modules/transcripts/transcript.service.ts'
 import { createProviderRegistry, type ProviderRegistry } from '../providers/registry.ts';
 import { SecretBox } from '../security/secret-box.ts';
 import { TokenService } from '../security/tokens.ts';
-import { TemporalEmptyRoomTimer, type EmptyRoomTimer } from '../temporal/empty-room-timer.ts';
+import type { EmptyRoomTimer } from '../realtime/realtime.ports.ts';
+import { TemporalEmptyRoomTimer } from '../temporal/empty-room-timer.ts';
 import { PgRoomBus } from '../realtime/pg-bus.ts';
 import { presentParticipantIds } from '../realtime/presence.ts';
 import { RealtimeEventPublisher } from '../realtime/room-events.ts';
@@ -82,15 +84,18 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
   const relay = new HandoverRelay({ orm, client: temporal.client, handovers, logger, pollMs: config.handoverPollMs });
   relay.start();
   const sessions = new RealtimeRoomSessions({ bus: roomBus, timer: emptyRoomTimer });
+  // Ending or deleting a room (or its tenant) stops its recording (docs/decisions.md §6) through a hand-over recorded in
+  // that transaction.
+  const recordingStop = roomRecordingStop(handovers);
   const tenants = new TenantService({
     secretBox,
     production: config.nodeEnv === 'production',
     handovers,
     sessions,
     providers,
+    recordingStop,
   });
-  // Ending or deleting a room stops its recording (docs/decisions.md §6) through a hand-over recorded in that transaction.
-  const rooms = new RoomService({ tenants, events, sessions, handovers });
+  const rooms = new RoomService({ tenants, events, sessions, handovers, recordingStop });
   return {
     config,
     logger,

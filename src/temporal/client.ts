@@ -1,10 +1,11 @@
 // The API side's Temporal client: one lazy connection (it connects on first use, so the API starts even while
 // Temporal is still coming up; /readyz reports it), closed on shutdown.
 //
-// src/temporal/ is the client side of the Temporal boundary (docs/architecture.md habit 1): every class that starts or
-// signals a workflow from the API lives beside this file (recording-orchestrator, transcription-orchestrator,
-// delivery-starter, tenant-purger), behind an interface the services depend on. Ids, signals and queries come from
-// workflows/shared.ts; the worker side is src/worker.ts with src/activities/ (createActivities).
+// src/temporal/ is the client side of the Temporal boundary (docs/architecture.md habit 1): every class that signals a
+// workflow from the API lives beside this file (recording-orchestrator, empty-room-timer) and implements a port that
+// the module using it declares (src/modules/recordings/recording.ports.ts, src/realtime/realtime.ports.ts): this
+// folder depends on the modules, never the reverse. Starts are hand-overs (src/handover/). Ids, signals and queries
+// come from workflows/shared.ts; the worker side is src/worker.ts with src/activities/ (createActivities).
 import { InterceptingCall, ListenerBuilder, RequesterBuilder, status, type Interceptor } from '@grpc/grpc-js';
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import type { Config } from '../config.ts';

@@ -1,18 +1,9 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
+import type { EmptyRoomTimer } from '../realtime/realtime.ports.ts';
 import type { emptyRoomWorkflow } from '../../workflows/empty-room.ts';
 import { emptyRoomWorkflowId, presenceSignal, roomClosedSignal, searchAttributesFor, type PresenceSignal } from '../../workflows/shared.ts';
-
-/** What the real-time side tells the empty-room workflow (workflows/empty-room.ts). */
-export interface EmptyRoomTimer {
-  /** The room became empty (present false) or occupied (present true); `seq` orders the changes. */
-  presenceChanged(tenantId: string, roomId: string, present: boolean, seq: number): Promise<void>;
-  /** The room ended or was deleted. */
-  roomClosed(roomId: string): Promise<void>;
-  /** Cancels calls still in flight (shutdown). */
-  close(): Promise<void>;
-}
 
 const CALL_DEADLINE_MS = 5000;
 

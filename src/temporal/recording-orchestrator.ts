@@ -2,12 +2,8 @@
 // recorded with its change and relayed (src/handover/, docs/decisions.md §15). What remains is news for a running workflow,
 // best effort by design: the auto-stop timer re-reads the recording before it stops anything.
 import type { Client } from '@temporalio/client';
+import type { RecordingOrchestrator } from '../modules/recordings/recording.ports.ts';
 import { recordingAutoStopWorkflowId, recordingStoppedSignal } from '../../workflows/shared.ts';
-
-export interface RecordingOrchestrator {
-  /** Tells the auto-stop timer the recording has been stopped (it then ends quietly). Best effort. */
-  recordingStopped(recordingId: string): Promise<void>;
-}
 
 export class TemporalRecordingOrchestrator implements RecordingOrchestrator {
   readonly #client: Client;

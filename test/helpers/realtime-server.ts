@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.ts';
 import type { AuthFailureLimiter } from '../../src/http/address-limit.ts';
 import { attachGateway, type Gateway, type GatewayOptions } from '../../src/realtime/gateway.ts';
-import type { EmptyRoomTimer } from '../../src/temporal/empty-room-timer.ts';
+import type { EmptyRoomTimer } from '../../src/realtime/realtime.ports.ts';
 import type { Services } from '../../src/services/container.ts';
 
 export interface RealtimeServer {

@@ -3,9 +3,23 @@
 // ("search attribute ConveneTenantId is not defined", checked with temporal-test-server 1.40), and it is one process per
 // test file, so they are registered here, in one place (the dev server registers them itself: scripts/stack/temporal.ts).
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ensureTool } from '../../scripts/tools.ts';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/shared.ts';
 
+/**
+ * The SDK logs at ERROR only: the failures workflow tests cause on purpose would otherwise fill the output with its
+ * warnings. The runtime is installed once per jest worker; a second call (another test file) changes nothing.
+ */
+export function quietSdkLogs(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // Already installed by another test file in this jest worker.
+  }
+}
+
+/** Every workflow test's environment: the time-skipping server, with the Convene* search attributes registered. */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   const path = await ensureTool('temporal-test-server');
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });

@@ -5,7 +5,7 @@
 // One test server per test: after a run that retried through hours of skipped time, this server stops skipping time
 // for the next runs (seen with temporal-test-server 1.x), so each test gets a fresh one.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,7 +18,7 @@ import { recordingIngestWorkflowId, searchAttributesFor, type IngestRecordingInp
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { testActivities } from '../helpers/activities.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
-import { createTimeSkippingEnv } from '../helpers/time-skipping.ts';
+import { createTimeSkippingEnv, quietSdkLogs } from '../helpers/time-skipping.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -68,12 +68,7 @@ async function startProviderWithOutages(target: string): Promise<Server> {
 }
 
 beforeAll(async () => {
-  try {
-    // The failures below are on purpose: keep the SDK's warnings about them out of the test output.
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-  } catch {
-    // Already installed by another test file in this jest worker.
-  }
+  quietSdkLogs();
   media = await startDevMediaServer({ webhookSecret: 'outage-test-secret', autoNotify: false, processingDelayMs: 0 });
   provider = await startProviderWithOutages(media.url);
   silent = createServer(() => {});

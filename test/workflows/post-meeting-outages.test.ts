@@ -5,7 +5,7 @@
 // a switchable outage), a real webhook receiver, on Temporal's time-skipping test server, so 30 minutes pass in seconds.
 // One test server per test, as in ingest-outages.test.ts (a server that skipped a long time may stop skipping).
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,7 +27,7 @@ import { testActivities } from '../helpers/activities.ts';
 import { createRoom, createTenant, patchConfig, type TenantFixture } from '../helpers/fixtures.ts';
 import { storeReadyRecording } from '../helpers/stored-recording.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
-import { createTimeSkippingEnv } from '../helpers/time-skipping.ts';
+import { createTimeSkippingEnv, quietSdkLogs } from '../helpers/time-skipping.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const MINUTE = 60_000;
@@ -72,11 +72,7 @@ async function startFront(): Promise<Server> {
 }
 
 beforeAll(async () => {
-  try {
-    Runtime.install({ logger: new DefaultLogger('ERROR') }); // the failures below are on purpose
-  } catch {
-    // Already installed by another test file in this jest worker.
-  }
+  quietSdkLogs();
   media = await startDevMediaServer({ webhookSecret: 'post-meeting-outages', autoNotify: false, processingDelayMs: 0 });
   front = await startFront();
   receiver = await startWebhookReceiver(SECRET);

@@ -2,7 +2,7 @@
 // time-skipping test server: a 2-hour auto-stop and a 7-day retention run in seconds. Ingestion's retry window:
 // test/workflows/ingest-outages.test.ts.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
@@ -19,7 +19,7 @@ import {
 import { createRoom, createTenant, patchConfig, type TenantFixture } from '../helpers/fixtures.ts';
 import { testActivities } from '../helpers/activities.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
-import { createTimeSkippingEnv } from '../helpers/time-skipping.ts';
+import { createTimeSkippingEnv, quietSdkLogs } from '../helpers/time-skipping.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -36,12 +36,7 @@ const taskQueue = `recordings-wf-${randomUUID()}`;
 const published: DomainEvent[] = [];
 
 beforeAll(async () => {
-  try {
-    // The failures below are on purpose: keep the SDK's warnings about them out of the test output.
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-  } catch {
-    // Already installed by another test file in this jest worker.
-  }
+  quietSdkLogs();
   env = await createTimeSkippingEnv();
   media = await startDevMediaServer({ webhookSecret: 'wf-test-secret', autoNotify: false, processingDelayMs: 0 });
   t = await createTestApp({ UPSTREAM_API_URL: media.url });

@@ -1,14 +1,13 @@
 // The transcription workflow with real activities (PostgreSQL, SeaweedFS, the `openai` adapter) on Temporal's
 // time-skipping test server, so its bounded retry schedule runs in seconds. The provider is the development media
 // server behind a scripted front that answers the statuses a test asks for first (429, 500, 401), then passes through.
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
-import { ensureTool } from '../../scripts/tools.ts';
 import { PostMeetingResultSchema } from '../../src/modules/post-meeting/post-meeting-result.entity.ts';
 import { RecordingSchema } from '../../src/modules/recordings/recording.entity.ts';
 import { TranscriptSchema } from '../../src/modules/transcripts/transcript.entity.ts';
@@ -17,11 +16,12 @@ import { recordingObjectKey } from '../../src/storage/keys.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
-import { postMeetingWorkflowId, SEARCH_ATTRIBUTE_NAMES, transcriptionWorkflowId } from '../../workflows/shared.ts';
+import { postMeetingWorkflowId, transcriptionWorkflowId } from '../../workflows/shared.ts';
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { testActivities } from '../helpers/activities.ts';
 import { storeReadyRecording } from '../helpers/stored-recording.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { createTimeSkippingEnv, quietSdkLogs } from '../helpers/time-skipping.ts';
 
 let env: TestWorkflowEnvironment;
 let t: TestApp;
@@ -38,13 +38,8 @@ let script: number[] = [];
 let requests = 0;
 
 beforeAll(async () => {
-  try {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-  } catch {
-    // Already installed by another test file in this jest worker.
-  }
-  const path = await ensureTool('temporal-test-server');
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  quietSdkLogs();
+  env = await createTimeSkippingEnv();
   media = await startDevMediaServer({ webhookSecret: 'wf-test-secret', autoNotify: false, processingDelayMs: 0 });
   front = createServer((req, res) => {
     requests++;
@@ -230,8 +225,6 @@ test('a WAV over the provider upload limit is read from S3 by ranges, sent in pa
 
 describe('post-meeting processing', () => {
   beforeAll(async () => {
-    // The time-skipping server knows no custom search attributes until told (the dev server registers them itself).
-    await registerSearchAttributes();
     await t.request
       .patch(`/api/v1/tenants/${tenant.id}/config`)
       .set(tenant.auth)
@@ -283,15 +276,3 @@ test('a recording whose file is gone: post-meeting records recording_unavailable
   ]);
   expect(await t.services.orm.em.fork().count(TranscriptSchema, { recording: gone.id })).toBe(0);
 }, 60_000);
-
-async function registerSearchAttributes() {
-  const KEYWORD = 2; // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
-  await env.connection.operatorService
-    .addSearchAttributes({
-      namespace: env.namespace ?? 'default',
-      searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTE_NAMES).map((name) => [name, KEYWORD])),
-    })
-    .catch((err: Error) => {
-      if (!/already exists/i.test(err.message)) throw err;
-    });
-}

@@ -1,22 +1,20 @@
 // The delivery workflow with real activities (PostgreSQL, SeaweedFS, a real local receiver) on Temporal's
 // time-skipping server: the whole default retry schedule (0, 1 m, 5 m, 15 m, 1 h, 4 h) runs in seconds.
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import { ensureTool } from '../../scripts/tools.ts';
 import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema } from '../../src/modules/deliveries/delivery.entity.ts';
-import { createDelivery } from '../../src/modules/deliveries/delivery.service.ts';
-import { TemporalDeliveryStarter } from '../../src/temporal/delivery-starter.ts';
+import { createDelivery, deliveryStart } from '../../src/modules/deliveries/delivery.service.ts';
+import { startHandover } from '../../src/handover/relay.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
-import { SEARCH_ATTRIBUTE_NAMES, webhookDeliveryWorkflowId } from '../../workflows/shared.ts';
-import { fileURLToPath } from 'node:url';
-import { patchConfig } from '../helpers/fixtures.ts';
+import { webhookDeliveryWorkflowId } from '../../workflows/shared.ts';
 import { configureWebhook, processedRecording } from '../helpers/delivery-fixtures.ts';
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { testActivities } from '../helpers/activities.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { createTimeSkippingEnv, quietSdkLogs } from '../helpers/time-skipping.ts';
 
 const DEFAULT_SCHEDULE = [0, 60, 300, 900, 3600, 14400];
 /** No media provider is needed here (port 9 refuses); the default retry schedule, with a short POST timeout. */
@@ -37,19 +35,8 @@ let receiver: WebhookReceiver;
 const taskQueue = `webhook-wf-${randomUUID()}`;
 
 beforeAll(async () => {
-  try {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-  } catch {
-    // Already installed by another test file in this jest worker.
-  }
-  const path = await ensureTool('temporal-test-server');
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
-  // The time-skipping server knows no custom search attribute until told (a start carrying one waits for ever).
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: 'default',
-    // 2 = INDEXED_VALUE_TYPE_KEYWORD (temporal.api.enums.v1.IndexedValueType; @temporalio/proto is not a dependency of ours).
-    searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTE_NAMES).map((name) => [name, 2])),
-  });
+  quietSdkLogs();
+  env = await createTimeSkippingEnv();
   t = await createTestApp();
   receiver = await startWebhookReceiver(SECRET);
   tenant = await createTenant(t);
@@ -136,8 +123,8 @@ test('a receiver that always answers 500: six attempts at 0, 1 m, 5 m, 15 m, 1 h
 test('429 with a Retry-After longer than the scheduled delay waits for the Retry-After', async () => {
   receiver.script([{ status: 429, headers: { 'Retry-After': '600' } }, { status: 200 }]);
   const delivery = await newDelivery();
-  // Started as a re-send starts it (the API's starter: schedule in the input, search attributes, summary).
-  await new TemporalDeliveryStarter(env.client, taskQueue, DEFAULT_SCHEDULE).start(delivery);
+  // Started as the relay starts a recorded re-send (schedule in the input, search attributes, summary).
+  await startHandover(env.client, taskQueue, deliveryStart(delivery, DEFAULT_SCHEDULE));
   const handle = env.client.workflow.getHandle(webhookDeliveryWorkflowId(delivery.id));
   expect(await handle.result()).toEqual({ status: 'succeeded', attempts: 2 });
   const [first, second] = await attemptsOf(delivery.id);
@@ -151,65 +138,12 @@ test('429 with a Retry-After longer than the scheduled delay waits for the Retry
 test('a 429 whose Retry-After is shorter than the schedule keeps the schedule', async () => {
   receiver.script([{ status: 429, headers: { 'Retry-After': '5' } }, { status: 204 }]);
   const delivery = await newDelivery();
-  // Started as a re-send starts it (the API's starter: schedule in the input, search attributes, summary).
-  await new TemporalDeliveryStarter(env.client, taskQueue, DEFAULT_SCHEDULE).start(delivery);
+  // Started as the relay starts a recorded re-send (schedule in the input, search attributes, summary).
+  await startHandover(env.client, taskQueue, deliveryStart(delivery, DEFAULT_SCHEDULE));
   const handle = env.client.workflow.getHandle(webhookDeliveryWorkflowId(delivery.id));
   expect(await handle.result()).toEqual({ status: 'succeeded', attempts: 2 });
   const [first, second] = await attemptsOf(delivery.id);
   const gap = (second.attemptedAt.getTime() - first.attemptedAt.getTime()) / 1000;
   expect(gap).toBeGreaterThanOrEqual(60);
   expect(gap).toBeLessThan(75);
-}, 60_000);
-
-test('the post-meeting hand-over: createWebhookDelivery, then the abandoned child with its search attributes', async () => {
-  // A stand-in for issue 8's workflow (test/workflows/fixtures/post-meeting-stand-in.ts) on a worker of its own.
-  const queue = `${taskQueue}-handover`;
-  const handover = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: queue,
-    workflowsPath: fileURLToPath(new URL('./fixtures/post-meeting-stand-in.ts', import.meta.url)),
-    activities: activities(),
-  });
-  const run = handover.run();
-  try {
-    receiver.script([{ status: 200 }]);
-    const before = receiver.received.length;
-    const { recordingId } = await processedRecording(t, tenant, roomId);
-    const input = { recordingId, tenantId: tenant.id, roomId };
-    const start = (id: string) =>
-      env.client.workflow.execute('postMeetingStandIn', { taskQueue: queue, workflowId: id, args: [input], staticSummary: 'stand-in' });
-    const deliveryId = (await start(`post-meeting-standin-${recordingId}`)) as string;
-    expect(deliveryId).toEqual(expect.any(String));
-    const child = env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId));
-    expect(await child.result()).toEqual({ status: 'succeeded', attempts: 1 });
-    const description = await child.describe();
-    expect(description.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value]).sort()).toEqual(
-      [
-        [SEARCH_ATTRIBUTE_NAMES.deliveryId, deliveryId],
-        [SEARCH_ATTRIBUTE_NAMES.recordingId, recordingId],
-        [SEARCH_ATTRIBUTE_NAMES.roomId, roomId],
-        [SEARCH_ATTRIBUTE_NAMES.tenantId, tenant.id],
-      ].sort(),
-    );
-    expect(receiver.received.length - before).toBe(1);
-
-    // A repeated post-meeting run finds the same delivery and starts nothing new.
-    expect(await start(`post-meeting-standin-again-${recordingId}`)).toBe(deliveryId);
-    expect(receiver.received.length - before).toBe(1);
-
-    // Webhook disabled: no delivery.
-    await patchConfig(t, tenant, { post_meeting_webhook: { enabled: false } });
-    const other = await processedRecording(t, tenant, roomId);
-    expect(
-      await env.client.workflow.execute('postMeetingStandIn', {
-        taskQueue: queue,
-        workflowId: `post-meeting-standin-${other.recordingId}`,
-        args: [{ ...input, recordingId: other.recordingId }],
-      }),
-    ).toBeNull();
-  } finally {
-    await configureWebhook(t, tenant, { url: receiver.url, secret: SECRET });
-    handover.shutdown();
-    await run;
-  }
 }, 60_000);

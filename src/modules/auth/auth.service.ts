@@ -3,26 +3,16 @@ import { ApiError } from '../../domain/errors.ts';
 import { InvalidTokenError, TokenExpiredError, type TokenClaims, type TokenClaimsInput, type TokenService } from '../../security/tokens.ts';
 import { v7 as uuidv7 } from 'uuid';
 import type { Participant } from '../participants/participant.entity.ts';
+import type { ParticipantCredentials } from '../participants/participant.ports.ts';
 import { currentParticipant } from '../participants/participant-status.ts';
 import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
+import type { ParticipantTokenSet, RefreshRow, SignedParticipantTokens, TokenSet } from '../../security/token-sets.ts';
 import { RefreshTokenSchema } from './refresh-token.entity.ts';
 
 export interface TokenLifetimes {
   tenantAccessTtl: number;
   participantTtl: number;
   refreshTtl: number;
-}
-
-export interface TokenSet {
-  access_token: string;
-  refresh_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-}
-
-/** A participant's set: `access_token` for the SDK and WebSocket, `auth_token` for API calls. */
-export interface ParticipantTokenSet extends TokenSet {
-  auth_token: string;
 }
 
 /**
@@ -33,28 +23,13 @@ export function issuedFromCurrentKey(tenant: Pick<Tenant, 'apiKeyId'>, claims: T
   return Boolean(claims.participant_id) || claims.key_id === tenant.apiKeyId;
 }
 
-/** A refresh token's row, made with the token and stored in the same transaction as what it belongs to. */
-export interface RefreshRow {
-  jti: string;
-  familyId: string;
-  tenantId: string;
-  participantId: string | null;
-  expiresAt: Date;
-}
-
-/** A participant's signed set and the refresh row to store with the participant (participant-insert.ts). */
-export interface SignedParticipantTokens {
-  tokens: ParticipantTokenSet;
-  refreshRow: RefreshRow;
-}
-
 const invalidRefresh = () => new ApiError('INVALID_REFRESH_TOKEN', 'Refresh token is invalid or expired');
 
 /**
  * Issues token sets and rotates refresh tokens. Every refresh token is a row; using one retires it, and presenting a
  * retired one again revokes its whole family (reuse detection), as does rotating the tenant's API key.
  */
-export class AuthService {
+export class AuthService implements ParticipantCredentials {
   private readonly tokens: TokenService;
   private readonly ttl: TokenLifetimes;
 

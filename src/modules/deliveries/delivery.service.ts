@@ -4,11 +4,10 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7, validate as isUuid } from 'uuid';
 import { ApiError, notFound } from '../../domain/errors.ts';
-import type { Principal } from '../../domain/principal.ts';
+import { tenantOf, type Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
 import type { Handovers } from '../../handover/handover.ts';
 import { starts } from '../../handover/starts.ts';
-import { tenantOf } from '../rooms/room-access.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
 import {

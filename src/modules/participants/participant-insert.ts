@@ -4,7 +4,7 @@ import { createPool } from '../../db/pool.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { ParticipantRole } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
-import type { RefreshRow } from '../auth/auth.service.ts';
+import type { RefreshRow } from '../../security/token-sets.ts';
 import { limitExceeded, roomEnded } from '../rooms/room.service.ts';
 import { RoomSchema } from '../rooms/room.entity.ts';
 

@@ -4,16 +4,17 @@ import { lockRow } from '../../db/locks.ts';
 import type { DomainEvent, DomainEventPublisher } from '../../events/domain-events.ts';
 import type { AfterCommit, RoomSessions } from '../../events/room-sessions.ts';
 import { ApiError, forbidden, notFound } from '../../domain/errors.ts';
-import type { ParticipantRole, Principal } from '../../domain/principal.ts';
+import { tenantOf, type ParticipantRole, type Principal } from '../../domain/principal.ts';
 import type { Handovers } from '../../handover/handover.ts';
-import type { AuthService, ParticipantTokenSet } from '../auth/auth.service.ts';
 import type { Room } from '../rooms/room.entity.ts';
-import { findRoom, findRoomOrNull, roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
+import { findRoom, findRoomOrNull, roomForPrincipal } from '../rooms/room-access.ts';
 import { roomEnded, type RoomService } from '../rooms/room.service.ts';
 import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
 import type { TenantConfig } from '../tenants/tenant-config.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
+import type { ParticipantTokenSet } from '../../security/token-sets.ts';
 import { ParticipantSchema, type Participant } from './participant.entity.ts';
+import type { ParticipantCredentials } from './participant.ports.ts';
 import { insertParticipantLocked, refusal, type NewParticipant, type ParticipantRow, type ParticipantWriter } from './participant-insert.ts';
 
 export interface ParticipantInput {
@@ -25,7 +26,7 @@ export interface ParticipantInput {
 export interface ParticipantServiceDeps {
   tenants: TenantService;
   rooms: RoomService;
-  auth: AuthService;
+  auth: ParticipantCredentials;
   events: DomainEventPublisher;
   /** A removed or replaced participant's presence cleared and its sockets closed, in the removing transaction. */
   sessions: RoomSessions;

@@ -6,6 +6,7 @@ import type { DomainEventPublisher } from '../../events/domain-events.ts';
 import { UpstreamError, type MediaProvider } from '../../upstream/media-provider.ts';
 import type { Handovers } from '../../handover/handover.ts';
 import { starts } from '../../handover/starts.ts';
+import type { ClosingRoom, RoomRecordingStop } from '../rooms/room.ports.ts';
 import { RecordingSchema, type Recording } from './recording.entity.ts';
 
 export interface StopDeps {
@@ -72,11 +73,16 @@ export async function stopRoomRecording(em: EntityManager, deps: StopDeps, roomI
 export async function stopRecordingWhenRoomCloses(
   tx: EntityManager,
   handovers: Pick<Handovers, 'record'>,
-  room: { tenantId: string; id: string; name: string },
+  room: ClosingRoom,
   how: 'ended' | 'deleted',
 ): Promise<void> {
   if (how === 'ended' && (await tx.count(RecordingSchema, { room: room.id, status: 'recording' })) === 0) return;
   await handovers.record(tx, starts.roomRecordingStop({ tenantId: room.tenantId, room: { id: room.id, name: room.name }, how }));
+}
+
+/** The rooms module's port (src/modules/rooms/room.ports.ts), recording through `handovers`. */
+export function roomRecordingStop(handovers: Pick<Handovers, 'record'>): RoomRecordingStop {
+  return { whenRoomCloses: (tx, room, how) => stopRecordingWhenRoomCloses(tx, handovers, room, how) };
 }
 
 /**

@@ -3,20 +3,20 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { DomainEventPublisher } from '../../events/domain-events.ts';
-import { ApiError, notFound } from '../../domain/errors.ts';
-import type { Principal } from '../../domain/principal.ts';
+import { ApiError, notFound, serviceUnavailable } from '../../domain/errors.ts';
+import { tenantOf, type Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { downloadFileName } from '../../storage/keys.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import type { Handovers } from '../../handover/handover.ts';
 import { starts } from '../../handover/starts.ts';
-import type { RecordingOrchestrator } from '../../temporal/recording-orchestrator.ts';
+import type { RecordingOrchestrator } from './recording.ports.ts';
 import { UpstreamError, type MediaProvider, type UpstreamRecording } from '../../upstream/media-provider.ts';
 import type { RecordingReadyNotification } from '../../upstream/protocol.ts';
 import { startPostMeetingOver } from '../post-meeting/post-meeting-rerun.ts';
 import { PostMeetingResultSchema } from '../post-meeting/post-meeting-result.entity.ts';
-import { roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
+import { roomForPrincipal } from '../rooms/room-access.ts';
 import { RoomSchema, type Room } from '../rooms/room.entity.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
@@ -209,7 +209,7 @@ export class RecordingService {
       location = await this.#deps.store.copyToArchive(key);
     } catch (err) {
       this.#deps.logger.error({ err, recordingId: id }, 'archive failed');
-      throw new ApiError('SERVICE_UNAVAILABLE', 'The object store failed to archive the recording; retry later', { headers: { 'Retry-After': '5' } });
+      throw serviceUnavailable('The object store failed to archive the recording; retry later');
     }
     recording.status = 'archived';
     recording.storageTier = 'archive';
@@ -371,7 +371,7 @@ export class RecordingService {
 /** A provider failure as the client sees it: the provider is the dependency that is down (503), never a 500. */
 function providerFailure(err: unknown): Error {
   if (err instanceof UpstreamError) {
-    return new ApiError('SERVICE_UNAVAILABLE', `The media provider failed: ${err.message}`, { headers: { 'Retry-After': '5' } });
+    return serviceUnavailable(`The media provider failed: ${err.message}`);
   }
   return err as Error;
 }

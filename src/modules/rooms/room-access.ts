@@ -1,14 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { validate as isUuid } from 'uuid';
 import { forbidden, notFound } from '../../domain/errors.ts';
-import type { ParticipantRole, Principal } from '../../domain/principal.ts';
+import { tenantOf, type ParticipantRole, type Principal } from '../../domain/principal.ts';
 import { RoomSchema, type Room } from './room.entity.ts';
-
-/** The tenant a principal acts for; admins manage tenants, not rooms. */
-export function tenantOf(principal: Principal): string {
-  if (principal.kind === 'admin') throw forbidden('The admin key manages tenants; use a tenant API key for rooms');
-  return principal.tenantId;
-}
 
 /**
  * A room by UUID or name, within the tenant only (another tenant's room is simply not found). A name resolves to the

@@ -7,11 +7,11 @@ import type { RoomSessions } from '../../events/room-sessions.ts';
 import { ApiError, notFound, validationError } from '../../domain/errors.ts';
 import type { Handovers } from '../../handover/handover.ts';
 import { starts } from '../../handover/starts.ts';
-import { stopRecordingWhenRoomCloses } from '../recordings/recording-stop.ts';
 import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
-import type { Principal } from '../../domain/principal.ts';
-import { roomForPrincipal, tenantOf } from './room-access.ts';
+import { tenantOf, type Principal } from '../../domain/principal.ts';
+import { roomForPrincipal } from './room-access.ts';
+import type { RoomRecordingStop } from './room.ports.ts';
 import { RoomSchema, type Room } from './room.entity.ts';
 
 export interface RoomConfigInput {
@@ -71,8 +71,10 @@ export interface RoomServiceDeps {
   events: DomainEventPublisher;
   /** Presence cleanup and the sockets' room.ended, in the ending transaction. */
   sessions: RoomSessions;
-  /** Records the durable work a change implies in its own transaction: the empty-room timer, a recording's stop (§15). */
+  /** Records the durable work a change implies in its own transaction: the empty-room timer (§15). */
   handovers: Handovers;
+  /** Ending or deleting a room stops its recording (docs/decisions.md §6), recorded in that transaction. */
+  recordingStop: RoomRecordingStop;
 }
 
 export class RoomService {
@@ -80,12 +82,14 @@ export class RoomService {
   private readonly events: DomainEventPublisher;
   private readonly sessions: RoomSessions;
   private readonly handovers: Handovers;
+  private readonly recordingStop: RoomRecordingStop;
 
   constructor(deps: RoomServiceDeps) {
     this.tenants = deps.tenants;
     this.events = deps.events;
     this.sessions = deps.sessions;
     this.handovers = deps.handovers;
+    this.recordingStop = deps.recordingStop;
   }
 
   async create(em: EntityManager, principal: Principal, input: { name: string; config?: RoomConfigInput }): Promise<Room> {
@@ -212,7 +216,7 @@ export class RoomService {
       locked.status = 'ended';
       locked.endedAt = new Date();
       await tx.flush();
-      await stopRecordingWhenRoomCloses(tx, this.handovers, { tenantId, id: roomId, name: locked.name }, 'ended');
+      await this.recordingStop.whenRoomCloses(tx, { tenantId, id: roomId, name: locked.name }, 'ended');
       return { room: locked, afterCommit: await this.sessions.roomClosed(tx, { roomId, endedAt: locked.endedAt.toISOString(), deleted: false }) };
     });
     if (afterCommit) {
@@ -229,7 +233,7 @@ export class RoomService {
     const afterCommit = await this.handovers.transaction(em, async (tx) => {
       const room = await tx.findOne(RoomSchema, { id: roomId, tenant: tenantId });
       if (!room || (await tx.nativeDelete(RoomSchema, { id: roomId, tenant: tenantId })) === 0) throw notFound('Room');
-      await stopRecordingWhenRoomCloses(tx, this.handovers, { tenantId, id: roomId, name: room.name }, 'deleted');
+      await this.recordingStop.whenRoomCloses(tx, { tenantId, id: roomId, name: room.name }, 'deleted');
       return this.sessions.roomClosed(tx, { roomId, endedAt: new Date().toISOString(), deleted: true });
     });
     afterCommit();

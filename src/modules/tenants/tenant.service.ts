@@ -9,8 +9,8 @@ import { lockRow } from '../../db/locks.ts';
 import type { AfterCommit, RoomSessions } from '../../events/room-sessions.ts';
 import type { Handovers } from '../../handover/handover.ts';
 import { starts } from '../../handover/starts.ts';
-import { stopRecordingWhenRoomCloses } from '../recordings/recording-stop.ts';
 import { RoomSchema } from '../rooms/room.entity.ts';
+import type { RoomRecordingStop } from '../rooms/room.ports.ts';
 import { TenantSchema, type Tenant } from './tenant.entity.ts';
 import { mergePatch, withDefaults, type StoredTenantConfig, type TenantConfig, type TenantConfigPatch } from './tenant-config.ts';
 import { assertValidConfig } from './tenant-config.rules.ts';
@@ -33,6 +33,8 @@ export interface TenantServiceDeps {
   handovers: Handovers;
   /** Delete Tenant closes its active rooms' sockets (4004) in the deleting transaction, as deleting a room does. */
   sessions: RoomSessions;
+  /** Delete Tenant stops each active room's recording, as deleting a room does (docs/decisions.md §6). */
+  recordingStop: RoomRecordingStop;
 }
 
 /** Tenants: creation, the admin/tenant split on limits, config merge-patch, key rotation (docs/decisions.md §4–5). */
@@ -91,7 +93,7 @@ export class TenantService {
    */
   async delete(em: EntityManager, id: string, principal: Principal): Promise<void> {
     const tenant = await this.getManaged(em, id, principal);
-    const { handovers, sessions } = this.deps;
+    const { handovers, sessions, recordingStop } = this.deps;
     const afterCommit: AfterCommit[] = await handovers.transaction(em, async (tx) => {
       // No room is created meanwhile (creation takes this lock), so every active room is in the list below.
       await lockRow(tx, 'tenants', tenant.id);
@@ -99,7 +101,7 @@ export class TenantService {
       const then: AfterCommit[] = [];
       const endedAt = new Date().toISOString();
       for (const room of rooms) {
-        await stopRecordingWhenRoomCloses(tx, handovers, { tenantId: tenant.id, id: room.id, name: room.name }, 'deleted');
+        await recordingStop.whenRoomCloses(tx, { tenantId: tenant.id, id: room.id, name: room.name }, 'deleted');
         then.push(await sessions.roomClosed(tx, { roomId: room.id, endedAt, deleted: true }));
       }
       if ((await tx.nativeDelete(TenantSchema, { id: tenant.id })) === 0) throw notFound('Tenant');

@@ -1,14 +1,14 @@
 // The rules of transcripts (docs/decisions.md §9): who may queue one, on which recording, with which provider; and what the
 // read operations show. Every query filters by the caller's tenant: another tenant's ids are simply not found.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiError, notFound, validationError } from '../../domain/errors.ts';
-import type { Principal } from '../../domain/principal.ts';
+import { ApiError, notFound, serviceUnavailable, validationError } from '../../domain/errors.ts';
+import { tenantOf, type Principal } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
 import { tenantTranscriptionKey, type ProviderRegistry } from '../../providers/registry.ts';
 import type { Handovers } from '../../handover/handover.ts';
 import { starts } from '../../handover/starts.ts';
 import { RecordingSchema } from '../recordings/recording.entity.ts';
-import { roomForPrincipal, tenantOf } from '../rooms/room-access.ts';
+import { roomForPrincipal } from '../rooms/room-access.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
 import { createPendingTranscript, TranscriptSchema, type Transcript } from './transcript.entity.ts';
@@ -106,7 +106,7 @@ export class TranscriptService {
   listProviders() {
     const { transcription } = this.#deps.providers;
     const defaultProvider = transcription.defaultId;
-    if (!defaultProvider) throw new ApiError('SERVICE_UNAVAILABLE', 'No transcription provider is configured on this deployment', { headers: { 'Retry-After': '60' } });
+    if (!defaultProvider) throw serviceUnavailable('No transcription provider is configured on this deployment', 60);
     return {
       providers: transcription.list().map((p) => ({ id: p.id, name: p.name, supported_languages: [...p.supportedLanguages] })),
       default_provider: defaultProvider,

@@ -5,11 +5,11 @@
 
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { RECORDING_MARKER_PREFIX } from '../../providers/wav-header.ts';
 
 export type SampleRate = 8000 | 16000;
 
 export const WAV_CONTENT_TYPE = 'audio/wav';
-export const RECORDING_MARKER_PREFIX = 'convene-dev-recording:';
 const SOFTWARE = 'Convene development media server';
 const BYTES_PER_SAMPLE = 2;
 
@@ -108,70 +108,4 @@ function melodyFor(recordingId: string): number[] {
   const digest = createHash('sha256').update(recordingId).digest();
   // Even seconds always sound (index 0 is the silent "tone"), so even a one-second file is audible.
   return [...digest.subarray(0, 8)].map((byte, i) => (i % 2 === 0 ? 1 + (byte % (TONE_HZ.length - 1)) : byte % TONE_HZ.length));
-}
-
-export interface WavInfo {
-  /** 1 is PCM; 3 IEEE float; 0xFFFE the extensible format. */
-  audioFormat: number;
-  sampleRate: number;
-  channels: number;
-  bitsPerSample: number;
-  /** Byte offset of the first sample. */
-  dataOffset: number;
-  /** Size of the sample data as the header declares it. */
-  dataBytes: number;
-  recordingId?: string;
-  title?: string;
-}
-
-/**
- * Reads the header of a WAV file from its first bytes (up to the start of the samples). Returns undefined when
- * the bytes are not a PCM WAV header or do not reach the `data` chunk.
- */
-export function readWavHeader(prefix: Buffer): WavInfo | undefined {
-  if (prefix.length < 12 || prefix.toString('ascii', 0, 4) !== 'RIFF' || prefix.toString('ascii', 8, 12) !== 'WAVE') {
-    return undefined;
-  }
-  let format: Pick<WavInfo, 'audioFormat' | 'sampleRate' | 'channels' | 'bitsPerSample'> | undefined;
-  const info: Pick<WavInfo, 'recordingId' | 'title'> = {};
-  let offset = 12;
-  while (offset + 8 <= prefix.length) {
-    const id = prefix.toString('ascii', offset, offset + 4);
-    const size = prefix.readUInt32LE(offset + 4);
-    const body = offset + 8;
-    if (id === 'data') {
-      if (!format) return undefined;
-      return { ...format, ...info, dataOffset: body, dataBytes: size };
-    }
-    if (body + size > prefix.length) return undefined;
-    if (id === 'fmt ' && size >= 16) {
-      format = {
-        audioFormat: prefix.readUInt16LE(body),
-        channels: prefix.readUInt16LE(body + 2),
-        sampleRate: prefix.readUInt32LE(body + 4),
-        bitsPerSample: prefix.readUInt16LE(body + 14),
-      };
-    } else if (id === 'LIST' && size >= 4 && prefix.toString('ascii', body, body + 4) === 'INFO') {
-      Object.assign(info, readInfo(prefix.subarray(body + 4, body + size)));
-    }
-    offset = body + size + (size % 2);
-  }
-  return undefined;
-}
-
-function readInfo(list: Buffer): Pick<WavInfo, 'recordingId' | 'title'> {
-  const found: Pick<WavInfo, 'recordingId' | 'title'> = {};
-  let offset = 0;
-  while (offset + 8 <= list.length) {
-    const id = list.toString('ascii', offset, offset + 4);
-    const size = list.readUInt32LE(offset + 4);
-    const text = list.toString('utf8', offset + 8, Math.min(list.length, offset + 8 + size)).replace(/\0+$/, '');
-    if (id === 'ICMT' && text.startsWith(RECORDING_MARKER_PREFIX)) {
-      found.recordingId = text.slice(RECORDING_MARKER_PREFIX.length);
-    } else if (id === 'INAM') {
-      found.title = text;
-    }
-    offset += 8 + size + (size % 2);
-  }
-  return found;
 }

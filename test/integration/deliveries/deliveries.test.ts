@@ -2,8 +2,8 @@
 // Temporal, PostgreSQL and SeaweedFS, and a real local receiver verifying signatures with verifyWebhook.
 // The schedule is shortened (WEBHOOK_RETRY_DELAYS=0,1,1,1,1,1; WEBHOOK_TIMEOUT_MS=1500); the default schedule runs
 // on the time-skipping server in test/workflows/webhook-delivery.test.ts.
-import { createDelivery } from '../../../src/modules/deliveries/delivery.service.ts';
-import { TemporalDeliveryStarter } from '../../../src/temporal/delivery-starter.ts';
+import { createDelivery, deliveryStart } from '../../../src/modules/deliveries/delivery.service.ts';
+import { startHandover } from '../../../src/handover/relay.ts';
 import { WebhookDeliveryAttemptSchema } from '../../../src/modules/deliveries/delivery.entity.ts';
 import { webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
 import { configureWebhook, processedRecording, RECORDING_BYTES, SEGMENTS } from '../../helpers/delivery-fixtures.ts';
@@ -61,7 +61,7 @@ async function deliver(options: Parameters<typeof processedRecording>[3] = {}) {
     roomId: room.id,
     recordingId: recording.recordingId,
   });
-  await new TemporalDeliveryStarter(stack.temporal, stack.taskQueue, SCHEDULE).start(delivery!);
+  await startHandover(stack.temporal, stack.taskQueue, deliveryStart(delivery!, SCHEDULE));
   return { ...recording, deliveryId: delivery!.id };
 }
 

@@ -11,8 +11,8 @@ import { startPostgres, type PostgresServer } from '../../../scripts/stack/postg
 import { createApp } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { createDelivery } from '../../../src/modules/deliveries/delivery.service.ts';
-import { TemporalDeliveryStarter } from '../../../src/temporal/delivery-starter.ts';
+import { createDelivery, deliveryStart } from '../../../src/modules/deliveries/delivery.service.ts';
+import { startHandover } from '../../../src/handover/relay.ts';
 import { createTemporalClient, type TemporalClient } from '../../../src/temporal/client.ts';
 import { createServices, type Services } from '../../../src/services/container.ts';
 import { ensureBuckets } from '../../../src/storage/s3-client.ts';
@@ -95,7 +95,7 @@ test('API and worker restarted, PostgreSQL stopped and started between two attem
     const { recordingId } = await processedRecording(api, tenant, room.id);
     const delivery = await createDelivery(api.services.orm.em.fork(), api.services.tenants, { tenantId: tenant.id, roomId: room.id, recordingId });
     receiver.script([{ status: 503 }], { status: 200 });
-    await new TemporalDeliveryStarter(temporal.client, taskQueue, SCHEDULE).start(delivery!);
+    await startHandover(temporal.client, taskQueue, deliveryStart(delivery!, SCHEDULE));
     await receiver.waitFor(1);
     const firstAt = receiver.received[0].receivedAt;
     // The first attempt is recorded; its retry is 20 s away.

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTemporal, type TemporalServer } from '../../../scripts/stack/temporal.ts';
 import { RecordingSchema } from '../../../src/modules/recordings/recording.entity.ts';
-import { createDelivery } from '../../../src/modules/deliveries/delivery.service.ts';
-import { TemporalDeliveryStarter } from '../../../src/temporal/delivery-starter.ts';
+import { createDelivery, deliveryStart } from '../../../src/modules/deliveries/delivery.service.ts';
+import { startHandover } from '../../../src/handover/relay.ts';
 import { webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
 import { configureWebhook, processedRecording } from '../../helpers/delivery-fixtures.ts';
 import { createRoom, createTenant } from '../../helpers/fixtures.ts';
@@ -105,7 +105,7 @@ test('Temporal restarted while a delivery waits for its retry: one delivery, two
   const delivery = (await createDelivery(t.services.orm.em.fork(), t.services.tenants, { tenantId: tenant.id, roomId: room.id, recordingId }))!;
   receiver.script([{ status: 503 }], { status: 200 });
   // The retry comes 8 s after the first attempt: Temporal is down for part of that wait.
-  await new TemporalDeliveryStarter(stack.temporal, stack.taskQueue, [0, 8, 4, 4, 4, 4]).start(delivery);
+  await startHandover(stack.temporal, stack.taskQueue, deliveryStart(delivery, [0, 8, 4, 4, 4, 4]));
   await receiver.waitFor(1);
   const firstAt = receiver.received[0].receivedAt;
 

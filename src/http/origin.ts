@@ -2,7 +2,7 @@
  * docs/decisions.md §11, §14: an `Origin` is checked against the tenant's `allowed_origins` when it has any, otherwise against
  * the operator's patterns (`WS_ORIGIN_PATTERNS`). No `Origin` at all is not a browser, so it passes. Entries are
  * exact origins, or `scheme://host:*` for any port of that host (the only wildcard allowed). The WebSocket upgrade
- * and the HTTP CORS middleware (src/http/cors.ts) both decide with these functions.
+ * and the HTTP CORS middleware (cors.ts) both decide with these functions, so they live on the HTTP side, below both.
  */
 export function originAllowed(origin: string | undefined, allowedOrigins: readonly string[], operatorPatterns: readonly string[]): boolean {
   if (origin === undefined) return true;

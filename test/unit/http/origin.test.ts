@@ -1,4 +1,4 @@
-import { originAllowed } from '../../../src/realtime/origin.ts';
+import { originAllowed } from '../../../src/http/origin.ts';
 
 const OPERATOR = ['http://localhost:*', 'http://127.0.0.1:*', 'https://localhost:*', 'https://127.0.0.1:*'];
 
