@@ -1,8 +1,8 @@
-// Activities of the webhook delivery workflow (workflows/webhook-delivery.ts) and the post-meeting hand-over
-// (createWebhookDelivery), thin as in Temporal's samples: fork the entity manager, call the stages of
-// src/modules/deliveries/ (delivery-attempt.ts: prepare → send → decide → record), heartbeat while the POST is in
-// flight, and turn DeliveryGone into a non-retryable failure. Inputs and results are ids, numbers and statuses only:
-// the URL, the secret and the payload are resolved in the stages and never reach a workflow history (docs/decisions.md §13).
+// Activities of the webhook delivery workflow (workflows/webhook-delivery.ts), thin as in Temporal's samples: fork
+// the entity manager, call the stages of src/modules/deliveries/ (delivery-attempt.ts: prepare → send → decide →
+// record), heartbeat while the POST is in flight, and turn DeliveryGone into a non-retryable failure. Inputs and
+// results are ids, numbers and statuses only: the URL, the secret and the payload are resolved in the stages and never
+// reach a workflow history (docs/decisions.md §13).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
@@ -16,10 +16,7 @@ import {
   type AttemptInput,
   type AttemptReply,
 } from '../modules/deliveries/delivery-attempt.ts';
-import { createDelivery } from '../modules/deliveries/delivery.service.ts';
 import type { WebhookSettings } from '../modules/deliveries/webhook-settings.ts';
-import { PostMeetingResultSchema } from '../modules/post-meeting/post-meeting-result.entity.ts';
-import { RecordingSchema } from '../modules/recordings/recording.entity.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { withSafeFailures } from './safe-failure.ts';
@@ -36,24 +33,9 @@ export interface DeliveryActivityDeps {
 }
 
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
-  const { orm, tenants, webhooks } = deps;
+  const { orm, webhooks } = deps;
 
   return withSafeFailures({
-    /**
-     * The delivery of a recording's result, or null without an enabled webhook. One per post-meeting run (`run`,
-     * absent for the first): a re-run sends a new delivery (docs/decisions.md §9).
-     */
-    async createWebhookDelivery({ recordingId, run }: { recordingId: string; run?: number }): Promise<{ deliveryId: string } | null> {
-      const em = orm.em.fork();
-      const result = await em.findOne(PostMeetingResultSchema, { recording: recordingId });
-      const recording = result ? null : await em.findOne(RecordingSchema, { id: recordingId });
-      const tenantId = result?.tenant.id ?? recording?.tenant.id;
-      const roomId = result?.roomId ?? recording?.room.id;
-      if (!tenantId || !roomId) return null;
-      const delivery = await createDelivery(em, tenants, { tenantId, roomId, recordingId, postMeetingRun: run ?? 1 });
-      return delivery ? { deliveryId: delivery.id } : null;
-    },
-
     /**
      * The configured schedule (src/modules/deliveries/delivery-schedule.ts), for a run started without one in its
      * input: every hand-over (deliveryStart) fixes it in the input; only the delivery tests' stand-in parent does not.

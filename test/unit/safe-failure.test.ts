@@ -55,7 +55,7 @@ test('every activity the worker registers redacts its failures (recording, room,
     expect({ name, message: (failure as Error).message }).toEqual({ name, message: expect.not.stringContaining('abc123') });
   }
   // The sets the audit found unwrapped are among the failing ones.
-  for (const name of ['markTranscriptProcessing', 'planPostMeeting', 'createWebhookDelivery']) expect(failures[name]).toBeInstanceOf(ApplicationFailure);
+  for (const name of ['markTranscriptProcessing', 'planPostMeeting', 'attemptWebhookDelivery']) expect(failures[name]).toBeInstanceOf(ApplicationFailure);
 });
 
 test('a cancellation passes through unchanged, so the worker still reports it as one', async () => {

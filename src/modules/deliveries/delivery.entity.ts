@@ -17,7 +17,7 @@ export const WebhookDeliverySchema = defineEntity({
       expression: 'create index "webhook_deliveries_tenant_index" on "webhook_deliveries" ("tenant_id", "created_at" desc, "id" desc)',
     },
     {
-      // One original delivery per recording and post-meeting run: a repeated createWebhookDelivery finds it instead of
+      // One original delivery per recording and post-meeting run: a repeated completePostMeeting finds it instead of
       // making a second; a re-run (docs/decisions.md §9) makes its own.
       name: 'webhook_deliveries_recording_run_unique',
       expression:

@@ -53,7 +53,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** What post-meeting processing does: a result row, createWebhookDelivery's creation, then the workflow start. */
+/** What post-meeting processing does: a result row, the delivery row (createDelivery), then the workflow start. */
 async function deliver(options: Parameters<typeof processedRecording>[3] = {}) {
   const recording = await processedRecording(stack.t, tenant, room.id, options);
   const delivery = await createDelivery(stack.t.services.orm.em.fork(), stack.t.services.tenants, {
