@@ -13,6 +13,8 @@ export interface TemporalOptions {
   dataDir: string;
   /** false: state lives in memory and dies with the server (tests). Default true. */
   persistent?: boolean;
+  /** SQLite pragmas of the persistent store (`--sqlite-pragma`; the CLI allows journal_mode and synchronous). */
+  sqlitePragmas?: Record<string, string>;
   /** gRPC frontend port; 0 or absent: a free port. */
   port?: number;
   /** Web UI port; 0 or absent: a free port; null: no Web UI. */
@@ -44,6 +46,7 @@ export async function startTemporal(options: TemporalOptions): Promise<TemporalS
   const args = ['server', 'start-dev', '--ip', LOOPBACK, '--port', String(port), '--log-level', 'warn'];
   args.push(...(uiPort === undefined ? ['--headless'] : ['--ui-port', String(uiPort)]));
   if (options.persistent ?? true) args.push('--db-filename', join(options.dataDir, 'temporal.db'));
+  for (const [pragma, value] of Object.entries(options.sqlitePragmas ?? {})) args.push('--sqlite-pragma', `${pragma}=${value}`);
   for (const namespace of namespaces) if (namespace !== 'default') args.push('--namespace', namespace);
   // docs/decisions.md §13: every workflow carries these Keyword attributes; the server must know them before a start uses them.
   for (const name of Object.values(SEARCH_ATTRIBUTE_NAMES)) args.push('--search-attribute', `${name}=Keyword`);
