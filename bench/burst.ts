@@ -2,7 +2,7 @@
 // how long until the tenant's receiver has each `meeting.recording_ready` webhook, and where does that time go?
 //
 //   npx node bench/burst.ts [--sizes 50,200] [--lone 5] [--seconds 60] [--workers 1] [--env KEY=VALUE ...] [--durable]
-//                           [--temporal-store memory|file] [--temporal-pragma PRAGMA=VALUE ...]
+//                           [--temporal-store memory|file] [--temporal-pragma PRAGMA=VALUE ...] [--temporal-env KEY=VALUE ...]
 //
 // Run it under the shared lock on a shared machine: flock /tmp/convene-jest.lock npx node bench/burst.ts ...
 //
@@ -11,7 +11,8 @@
 // signature-checking webhook receiver in this process). --env KEY=VALUE is added to the API's and the workers'
 // environment (the worker settings of src/config.ts, for trying values without editing anything). --temporal-store file
 // keeps the dev server's state in a SQLite file as `npm run dev` does (default: in memory, as the tests);
-// --temporal-pragma passes its --sqlite-pragma (journal_mode, synchronous).
+// --temporal-pragma passes its --sqlite-pragma (journal_mode, synchronous); --temporal-env adds to its environment (the
+// Go runtime's GOGC, GOMAXPROCS).
 //
 // The run: one tenant with its limits raised (max_concurrent_rooms through the admin key; RATE_LIMIT_PER_MINUTE for
 // the API), then
@@ -51,6 +52,7 @@ const { values: args } = parseArgs({
     durable: { type: 'boolean', default: false },
     'temporal-store': { type: 'string', default: 'memory' },
     'temporal-pragma': { type: 'string', multiple: true, default: [] },
+    'temporal-env': { type: 'string', multiple: true, default: [] },
   },
 });
 const SIZES = args.sizes.split(',').map((s) => positiveInteger('sizes', s));
@@ -69,6 +71,7 @@ const EXTRA_ENV = keyValues('env', args.env);
 const TEMPORAL_STORE = args['temporal-store'];
 if (TEMPORAL_STORE !== 'memory' && TEMPORAL_STORE !== 'file') throw new Error('--temporal-store must be memory or file');
 const TEMPORAL_PRAGMAS = keyValues('temporal-pragma', args['temporal-pragma']);
+const TEMPORAL_ENV = keyValues('temporal-env', args['temporal-env']);
 /** A burst gives up when no webhook has arrived for this long (a stuck pipeline ends the bench instead of hanging it). */
 const STALL_MS = 120_000;
 /** Set-up calls (rooms, recording starts) in flight at once: the set-up is not what is measured. */
@@ -319,6 +322,7 @@ async function main(): Promise<void> {
     workers: WORKERS,
     temporalStore: TEMPORAL_STORE,
     temporalPragmas: TEMPORAL_PRAGMAS,
+    temporalEnv: TEMPORAL_ENV,
     // A burst's set-up alone is 3 calls per room: the bench tenant is not what the rate limit protects.
     env: { RATE_LIMIT_PER_MINUTE: '1000000', ...EXTRA_ENV },
     workerMetrics: true,
@@ -406,7 +410,7 @@ async function main(): Promise<void> {
   const lines: string[] = [
     '',
     `burst: sizes ${SIZES.join(', ')}; ${SECONDS} s recordings; ${WORKERS} worker(s); PostgreSQL ${args.durable ? 'durable' : 'fsync=off'}; ` +
-      `Temporal store ${TEMPORAL_STORE}${Object.entries(TEMPORAL_PRAGMAS).map(([k, v]) => ` ${k}=${v}`).join('')}` +
+      `Temporal store ${TEMPORAL_STORE}${Object.entries({ ...TEMPORAL_PRAGMAS, ...TEMPORAL_ENV }).map(([k, v]) => ` ${k}=${v}`).join('')}` +
       (Object.keys(EXTRA_ENV).length ? `; env ${Object.entries(EXTRA_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''),
     `Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB; ` +
       `${loadAtStart} at start, ${loadAtEnd} at the end`,

@@ -80,6 +80,8 @@ export interface StackOptions {
   temporalStore?: 'memory' | 'file';
   /** SQLite pragmas of the file store (scripts/stack/temporal.ts). */
   temporalPragmas?: Record<string, string>;
+  /** Added to the Temporal dev server's environment (the Go runtime's GOGC, GOMAXPROCS). */
+  temporalEnv?: Record<string, string>;
 }
 
 export interface Stack {
@@ -122,6 +124,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       dataDir: join(root, 'temporal'),
       persistent: options.temporalStore === 'file',
       sqlitePragmas: options.temporalPragmas,
+      env: options.temporalEnv,
       uiPort: null,
       stopTimeoutMs: 2000,
     }),

@@ -15,6 +15,8 @@ export interface TemporalOptions {
   persistent?: boolean;
   /** SQLite pragmas of the persistent store (`--sqlite-pragma`; the CLI allows journal_mode and synchronous). */
   sqlitePragmas?: Record<string, string>;
+  /** Added to the server's environment (e.g. the Go runtime's GOGC, GOMAXPROCS; bench/burst.ts --temporal-env). */
+  env?: Record<string, string>;
   /** gRPC frontend port; 0 or absent: a free port. */
   port?: number;
   /** Web UI port; 0 or absent: a free port; null: no Web UI. */
@@ -56,6 +58,7 @@ export async function startTemporal(options: TemporalOptions): Promise<TemporalS
     command: binary,
     args,
     logFile,
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
     stopSignal: 'SIGTERM',
     stopTimeoutMs: options.stopTimeoutMs,
   });
