@@ -68,8 +68,8 @@ const keyValues = (option: string, pairs: string[]): Record<string, string> =>
     }),
   );
 const EXTRA_ENV = keyValues('env', args.env);
-const TEMPORAL_STORE = args['temporal-store'];
-if (TEMPORAL_STORE !== 'memory' && TEMPORAL_STORE !== 'file') throw new Error('--temporal-store must be memory or file');
+const TEMPORAL_STORE = args['temporal-store'] === 'file' ? 'file' : 'memory';
+if (args['temporal-store'] !== TEMPORAL_STORE) throw new Error('--temporal-store must be memory or file');
 const TEMPORAL_PRAGMAS = keyValues('temporal-pragma', args['temporal-pragma']);
 const TEMPORAL_ENV = keyValues('temporal-env', args['temporal-env']);
 /** A burst gives up when no webhook has arrived for this long (a stuck pipeline ends the bench instead of hanging it). */
