@@ -11,7 +11,8 @@
 // signature-checking webhook receiver in this process). --env KEY=VALUE is added to the API's and the workers'
 // environment (the worker settings of src/config.ts, for trying values without editing anything). --temporal-store file
 // keeps the dev server's state in a SQLite file as `npm run dev` does (default: in memory, as the tests);
-// --temporal-pragma passes its --sqlite-pragma (journal_mode, synchronous); --temporal-env adds to its environment (the
+// --temporal-pragma passes its --sqlite-pragma (journal_mode, synchronous; default scripts/stack/temporal.ts
+// FILE_STORE_PRAGMAS, SQLite's own are journal_mode=delete synchronous=full); --temporal-env adds to its environment (the
 // Go runtime's GOGC, GOMAXPROCS).
 //
 // The run: one tenant with its limits raised (max_concurrent_rooms through the admin key; RATE_LIMIT_PER_MINUTE for
