@@ -27,6 +27,7 @@ export function quickDatabaseSteps<A extends object>(options: ActivityOptions): 
   const local = proxyLocalActivities<A>({ ...options, localRetryThreshold: LOCAL_RETRY_THRESHOLD }) as unknown as ActivityInterfaceFor<A>;
   // The choice is made when a step is called (patched() needs the workflow's context), not when the module loads.
   return new Proxy({} as ActivityInterfaceFor<A>, {
-    get: (_, name) => (patched(LOCAL_DATABASE_STEPS) ? local : activities)[name as keyof ActivityInterfaceFor<A>],
+    get: (_, name) =>
+      typeof name === 'string' ? (patched(LOCAL_DATABASE_STEPS) ? local : activities)[name as keyof ActivityInterfaceFor<A>] : undefined,
   });
 }
