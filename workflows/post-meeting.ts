@@ -17,7 +17,6 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { PostMeetingActivities } from '../src/activities/post-meeting.ts';
-import { quickDatabaseSteps } from './database-steps.ts';
 import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
 import {
   databaseStep,
@@ -28,9 +27,8 @@ import {
 } from './shared.ts';
 import { transcriptionWorkflow } from './transcription.ts';
 
-// Database steps: they wait out the database (docs/decisions.md §15), however long it is away. Local activities
-// (workflows/database-steps.ts).
-const bookkeeping = quickDatabaseSteps<PostMeetingActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
+// Database steps: they wait out the database (docs/decisions.md §15), however long it is away.
+const bookkeeping = proxyActivities<PostMeetingActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
 
 /** One analyser attempt at most. */
 const ANALYSIS_ATTEMPT_SECONDS = 10 * 60;

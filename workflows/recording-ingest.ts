@@ -6,13 +6,11 @@ import {
   ActivityFailure,
   ApplicationFailure,
   ParentClosePolicy,
-  patched,
   proxyActivities,
   startChild,
   TimeoutFailure,
 } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
-import { quickDatabaseSteps } from './database-steps.ts';
 import { recordingRetentionWorkflow } from './recording-retention.ts';
 import {
   databaseStep,
@@ -24,15 +22,8 @@ import {
   type IngestRecordingInput,
 } from './shared.ts';
 
-// Database steps: they wait out the database (docs/decisions.md §15), however long it is away. Local activities
-// (workflows/database-steps.ts).
-const bookkeeping = (summary: string) => quickDatabaseSteps<RecordingActivities>({ summary, ...databaseStep([NON_RETRYABLE.recordingGone]) });
-
-/**
- * Patch id: the retention timer and post-meeting are started together, in one workflow task, instead of one after the
- * other (one task fewer per recording). Runs that started them one by one replay that way.
- */
-export const CHILDREN_TOGETHER = 'start-children-together';
+// Database steps: they wait out the database (docs/decisions.md §15), however long it is away.
+const bookkeeping = (summary: string) => proxyActivities<RecordingActivities>({ summary, ...databaseStep([NON_RETRYABLE.recordingGone]) });
 
 /** One transfer attempt at most (a 20 GiB file on a slow link). */
 const TRANSFER_ATTEMPT_SECONDS = 4 * 3600;
@@ -65,12 +56,8 @@ export async function recordingIngestWorkflow(input: IngestRecordingInput): Prom
     ]);
     const { durationSeconds, ...file } = stored;
     await bookkeeping('mark the recording ready').markRecordingReady({ recordingId, stored: file, durationSeconds });
-    if (patched(CHILDREN_TOGETHER)) {
-      await Promise.all([startRetention(input), startPostMeeting(input)]);
-    } else {
-      await startRetention(input);
-      await startPostMeeting(input);
-    }
+    await startRetention(input);
+    await startPostMeeting(input);
     return { status: 'ready', sizeBytes: stored.sizeBytes };
   } catch (err) {
     if (isFailureOfType(err, NON_RETRYABLE.recordingGone)) throw err;

@@ -3,18 +3,16 @@
 // Id: recording-retention-<recordingId>.
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
-import { quickDatabaseSteps } from './database-steps.ts';
 import { DATABASE_STEP_RETRY, type RetentionInput } from './shared.ts';
 
 // The database and S3: retried until both answer (docs/decisions.md §15); a purge is an obligation, not an attempt.
 const options = { startToCloseTimeout: '1 minute', retry: { ...DATABASE_STEP_RETRY, maximumInterval: '10 minutes' } } as const;
-// Reading the deadline is one query: a local activity (workflows/database-steps.ts). The purge (S3) stays an activity.
-const deadlines = quickDatabaseSteps<RecordingActivities>({ ...options, summary: "read the tenant's retention deadline" });
+const { retentionDeadline } = proxyActivities<RecordingActivities>({ ...options, summary: "read the tenant's retention deadline" });
 const { purgeRecording } = proxyActivities<RecordingActivities>({ ...options, summary: 'purge the stored file (both tiers)' });
 
 export async function recordingRetentionWorkflow(input: RetentionInput): Promise<{ purged: boolean }> {
   for (;;) {
-    const { purgeAt } = await deadlines.retentionDeadline({ recordingId: input.recordingId, tenantId: input.tenantId });
+    const { purgeAt } = await retentionDeadline({ recordingId: input.recordingId, tenantId: input.tenantId });
     if (purgeAt === null) return { purged: false };
     // Runs started before purgeAt became ISO 8601 replay an epoch number from their history: read both.
     const at = typeof purgeAt === 'number' ? purgeAt : Date.parse(purgeAt);

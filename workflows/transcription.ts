@@ -3,12 +3,11 @@
 // The id is transcription-<transcriptId> (workflows/shared.ts); started by Queue Transcription and by post-meeting.
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { TranscriptionActivities } from '../src/activities/transcription.ts';
-import { quickDatabaseSteps } from './database-steps.ts';
 import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
 import { databaseStep, DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS, type TranscriptionInput } from './shared.ts';
 
-// Database updates: they wait out the database (docs/decisions.md §15). Local activities (workflows/database-steps.ts).
-const bookkeeping = quickDatabaseSteps<TranscriptionActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
+// Database updates: they wait out the database (docs/decisions.md §15).
+const bookkeeping = proxyActivities<TranscriptionActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
 
 /**
  * The provider call. It heartbeats as bytes are sent and while the provider works, so a dead worker is noticed within
