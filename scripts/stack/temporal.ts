@@ -43,8 +43,8 @@ export interface TemporalServer {
 
 /**
  * The file store in write-ahead-log mode, synced at checkpoints rather than at every commit: with SQLite's defaults
- * (a rollback journal, a sync per commit) the dev server spent twice the CPU on a burst of 50 recordings and took
- * 13.2 s instead of 7.2 s (bench/burst.ts --temporal-store file, BENCHMARKS.md "Burst"). A crash of the process loses
+ * (a rollback journal, a sync per commit) the dev server spent twice the CPU on a burst of 50 recordings, which took
+ * 17.6–30.2 s instead of 8.1–8.6 s (bench/burst.ts --temporal-store file, BENCHMARKS.md "Burst"). A crash of the process loses
  * nothing; a crash of the machine may lose the last moments of a development server's state, never corrupt it.
  */
 export const FILE_STORE_PRAGMAS: Readonly<Record<string, string>> = { journal_mode: 'wal', synchronous: 'normal' };
