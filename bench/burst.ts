@@ -38,6 +38,7 @@
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { ReceivedWebhook } from '../test/helpers/webhook-receiver.ts';
+import { FILE_STORE_PRAGMAS } from '../scripts/stack/temporal.ts';
 import { postMeetingWorkflowId, recordingIngestWorkflowId, transcriptionWorkflowId, webhookDeliveryWorkflowId } from '../workflows/shared.ts';
 import { cpuBetween, cpuSnapshot } from './process-cpu.ts';
 import { counterGrowth, histogramMeans, lowestWhile, scrape, type Scrape } from './sdk-metrics.ts';
@@ -411,7 +412,9 @@ async function main(): Promise<void> {
   const lines: string[] = [
     '',
     `burst: sizes ${SIZES.join(', ')}; ${SECONDS} s recordings; ${WORKERS} worker(s); PostgreSQL ${args.durable ? 'durable' : 'fsync=off'}; ` +
-      `Temporal store ${TEMPORAL_STORE}${Object.entries({ ...TEMPORAL_PRAGMAS, ...TEMPORAL_ENV }).map(([k, v]) => ` ${k}=${v}`).join('')}` +
+      `Temporal store ${TEMPORAL_STORE}${Object.entries({ ...(TEMPORAL_STORE === 'file' ? FILE_STORE_PRAGMAS : {}), ...TEMPORAL_PRAGMAS, ...TEMPORAL_ENV })
+        .map(([k, v]) => ` ${k}=${v}`)
+        .join('')}` +
       (Object.keys(EXTRA_ENV).length ? `; env ${Object.entries(EXTRA_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''),
     `Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB; ` +
       `${loadAtStart} at start, ${loadAtEnd} at the end`,
