@@ -2,13 +2,18 @@
 // how long until the tenant's receiver has each `meeting.recording_ready` webhook, and where does that time go?
 //
 //   npx node bench/burst.ts [--sizes 50,200] [--lone 5] [--seconds 60] [--workers 1] [--env KEY=VALUE ...] [--durable]
+//                           [--temporal-store memory|file] [--temporal-pragma PRAGMA=VALUE ...] [--temporal-env KEY=VALUE ...]
 //
 // Run it under the shared lock on a shared machine: flock /tmp/convene-jest.lock npx node bench/burst.ts ...
 //
 // The real stack of bench/stack.ts (PostgreSQL, Temporal dev server, SeaweedFS, the API and --workers workers as child
 // processes; the development media server as the provider and the `openai` transcriber, builtin AI, a
 // signature-checking webhook receiver in this process). --env KEY=VALUE is added to the API's and the workers'
-// environment (the worker settings of src/config.ts, for trying values without editing anything).
+// environment (the worker settings of src/config.ts, for trying values without editing anything). --temporal-store file
+// keeps the dev server's state in a SQLite file as `npm run dev` does (default: in memory, as the tests);
+// --temporal-pragma passes its --sqlite-pragma (journal_mode, synchronous; default scripts/stack/temporal.ts
+// FILE_STORE_PRAGMAS, SQLite's own are journal_mode=delete synchronous=full); --temporal-env adds to its environment (the
+// Go runtime's GOGC, GOMAXPROCS).
 //
 // The run: one tenant with its limits raised (max_concurrent_rooms through the admin key; RATE_LIMIT_PER_MINUTE for
 // the API), then
@@ -33,6 +38,7 @@
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { ReceivedWebhook } from '../test/helpers/webhook-receiver.ts';
+import { FILE_STORE_PRAGMAS } from '../scripts/stack/temporal.ts';
 import { postMeetingWorkflowId, recordingIngestWorkflowId, transcriptionWorkflowId, webhookDeliveryWorkflowId } from '../workflows/shared.ts';
 import { cpuBetween, cpuSnapshot } from './process-cpu.ts';
 import { counterGrowth, histogramMeans, lowestWhile, scrape, type Scrape } from './sdk-metrics.ts';
@@ -46,19 +52,28 @@ const { values: args } = parseArgs({
     workers: { type: 'string', default: '1' },
     env: { type: 'string', multiple: true, default: [] },
     durable: { type: 'boolean', default: false },
+    'temporal-store': { type: 'string', default: 'memory' },
+    'temporal-pragma': { type: 'string', multiple: true, default: [] },
+    'temporal-env': { type: 'string', multiple: true, default: [] },
   },
 });
 const SIZES = args.sizes.split(',').map((s) => positiveInteger('sizes', s));
 const LONE = positiveInteger('lone', args.lone);
 const SECONDS = positiveInteger('seconds', args.seconds);
 const WORKERS = positiveInteger('workers', args.workers);
-const EXTRA_ENV = Object.fromEntries(
-  args.env.map((pair) => {
-    const at = pair.indexOf('=');
-    if (at < 1) throw new Error(`--env ${pair}: expected KEY=VALUE`);
-    return [pair.slice(0, at), pair.slice(at + 1)];
-  }),
-);
+const keyValues = (option: string, pairs: string[]): Record<string, string> =>
+  Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`--${option} ${pair}: expected KEY=VALUE`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+const EXTRA_ENV = keyValues('env', args.env);
+const TEMPORAL_STORE = args['temporal-store'] === 'file' ? 'file' : 'memory';
+if (args['temporal-store'] !== TEMPORAL_STORE) throw new Error('--temporal-store must be memory or file');
+const TEMPORAL_PRAGMAS = keyValues('temporal-pragma', args['temporal-pragma']);
+const TEMPORAL_ENV = keyValues('temporal-env', args['temporal-env']);
 /** A burst gives up when no webhook has arrived for this long (a stuck pipeline ends the bench instead of hanging it). */
 const STALL_MS = 120_000;
 /** Set-up calls (rooms, recording starts) in flight at once: the set-up is not what is measured. */
@@ -307,6 +322,9 @@ async function main(): Promise<void> {
     recordingSeconds: SECONDS,
     durable: args.durable,
     workers: WORKERS,
+    temporalStore: TEMPORAL_STORE,
+    temporalPragmas: TEMPORAL_PRAGMAS,
+    temporalEnv: TEMPORAL_ENV,
     // A burst's set-up alone is 3 calls per room: the bench tenant is not what the rate limit protects.
     env: { RATE_LIMIT_PER_MINUTE: '1000000', ...EXTRA_ENV },
     workerMetrics: true,
@@ -393,7 +411,10 @@ async function main(): Promise<void> {
   const loneMedian = stats(lone.map((m) => m.latency)).p50;
   const lines: string[] = [
     '',
-    `burst: sizes ${SIZES.join(', ')}; ${SECONDS} s recordings; ${WORKERS} worker(s); PostgreSQL ${args.durable ? 'durable' : 'fsync=off'}` +
+    `burst: sizes ${SIZES.join(', ')}; ${SECONDS} s recordings; ${WORKERS} worker(s); PostgreSQL ${args.durable ? 'durable' : 'fsync=off'}; ` +
+      `Temporal store ${TEMPORAL_STORE}${Object.entries({ ...(TEMPORAL_STORE === 'file' ? FILE_STORE_PRAGMAS : {}), ...TEMPORAL_PRAGMAS, ...TEMPORAL_ENV })
+        .map(([k, v]) => ` ${k}=${v}`)
+        .join('')}` +
       (Object.keys(EXTRA_ENV).length ? `; env ${Object.entries(EXTRA_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''),
     `Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB; ` +
       `${loadAtStart} at start, ${loadAtEnd} at the end`,

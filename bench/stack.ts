@@ -76,6 +76,12 @@ export interface StackOptions {
   workerMetrics?: boolean;
   /** Added to the API's and the workers' environment (e.g. RATE_LIMIT_PER_MINUTE, the worker settings). */
   env?: Record<string, string>;
+  /** The Temporal dev server's store: in memory (the tests' default here) or a SQLite file, as `npm run dev` keeps it. */
+  temporalStore?: 'memory' | 'file';
+  /** SQLite pragmas of the file store (scripts/stack/temporal.ts). */
+  temporalPragmas?: Record<string, string>;
+  /** Added to the Temporal dev server's environment (the Go runtime's GOGC, GOMAXPROCS). */
+  temporalEnv?: Record<string, string>;
 }
 
 export interface Stack {
@@ -114,7 +120,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const buckets = { S3_BUCKET: 'convene-recordings', S3_ARCHIVE_BUCKET: 'convene-archive' };
   const results = await Promise.allSettled([
     startPostgres({ dataDir: join(root, 'postgres'), password: randomBytes(12).toString('hex'), durable: options.durable ?? false }),
-    startTemporal({ dataDir: join(root, 'temporal'), persistent: false, uiPort: null, stopTimeoutMs: 2000 }),
+    startTemporal({
+      dataDir: join(root, 'temporal'),
+      persistent: options.temporalStore === 'file',
+      sqlitePragmas: options.temporalPragmas,
+      env: options.temporalEnv,
+      uiPort: null,
+      stopTimeoutMs: 2000,
+    }),
     startSeaweedfs({ dataDir: join(root, 'seaweedfs'), ...s3Keys, buckets: Object.values(buckets), stopTimeoutMs: 300 }),
   ]);
   for (const r of results) if (r.status === 'fulfilled') onCleanup(() => r.value.stop());
