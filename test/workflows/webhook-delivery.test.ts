@@ -75,7 +75,8 @@ test('a receiver that always answers 500: six attempts at 0, 1 m, 5 m, 15 m, 1 h
   const wallStart = Date.now();
   const startedAt = await env.currentTimeMs();
 
-  // Started as post-meeting processing starts it: the delivery id only, the schedule read from config by the run.
+  // Started with the delivery id only, as runs started before hand-overs fixed the schedule in the input were: the run
+  // reads the configured schedule through its webhookDeliverySchedule step (every hand-over now passes it).
   const handle = await env.client.workflow.start('webhookDeliveryWorkflow', {
     taskQueue,
     workflowId: webhookDeliveryWorkflowId(delivery.id),
