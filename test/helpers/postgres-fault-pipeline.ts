@@ -34,6 +34,7 @@ import { testActivities } from './activities.ts';
 import { configureWebhook } from './delivery-fixtures.ts';
 import { createRoom, createTenant, patchConfig } from './fixtures.ts';
 import { startedRun } from './handovers.ts';
+import { storeReadyRecording } from './stored-recording.ts';
 import { createTestApp, type TestApp } from './test-app.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 
@@ -239,19 +240,8 @@ export function definePostgresFaultPipelineTest(fault: PostgresFault): void {
     const em = t.services.orm.em.fork();
     // X: between download and webhook. Y: already ready, its post-meeting run about to complete and hand over.
     const x = em.create(RecordingSchema, { id: uuidv7(), tenant: tenant.id, room: room.id, status: 'processing', upstreamRecordingId: started.upstreamRecordingId });
-    const y = em.create(RecordingSchema, {
-      id: uuidv7(),
-      tenant: tenant.id,
-      room: room.id,
-      status: 'ready',
-      storageTier: 'primary',
-      storageBucket: t.services.store.bucket,
-      objectKey: `recordings/${tenant.id}/y.wav`,
-      contentType: 'audio/wav',
-      sizeBytes: 12,
-      readyAt: new Date(),
-    });
     await em.flush();
+    const y = { id: await storeReadyRecording(t, { tenantId: tenant.id, roomId: room.id, body: Buffer.from('RIFF....WAVE'), durationSeconds: 1 }) };
     const port = postgres.port;
 
     // One outage, two hand-overs in its way: (a) X's markRecordingReady right after its upload; (b) Y's post-meeting
