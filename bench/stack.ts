@@ -1,4 +1,5 @@
-// The whole real stack for the pipeline benchmarks (bench/webhook-latency.ts, bench/burst.ts), started in a temporary
+// The whole real stack for the pipeline benchmarks (bench/webhook-latency.ts, bench/burst.ts) and the drills
+// (scripts/drills/postgres-outage.ts: it stops or pauses this PostgreSQL), started in a temporary
 // folder that is removed at the end: PostgreSQL, the Temporal dev server and SeaweedFS (the launchers of
 // scripts/stack/, as `npm run dev` and the test harness use them), the API (`node src/main.ts api`, listening on a
 // port) and one or more workers (`node src/main.ts worker`), child processes with the development configuration; in

@@ -29,7 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadAverage, log, onCleanup, runBench, sleep, startStack, type Stack } from '../../bench/stack.ts';
-import { webhookDeliveryWorkflowId } from '../../workflows/shared.ts';
+import { recordingIngestWorkflowId, webhookDeliveryWorkflowId } from '../../workflows/shared.ts';
 import { clusterPids } from '../stack/postgres.ts';
 
 const { values: args } = parseArgs({
@@ -146,6 +146,21 @@ async function attemptsFromHistories(stack: Stack): Promise<{ lines: string[]; t
   return { lines, troubles };
 }
 
+/** When the ingestion's `markRecordingReady` completed, and at which attempt (from its history). */
+async function markedReady(stack: Stack, recordingId: string): Promise<{ at: number; attempt: number } | null> {
+  const history = await stack.temporal.workflow.getHandle(recordingIngestWorkflowId(recordingId)).fetchHistory();
+  const events = history.events ?? [];
+  const byId = new Map(events.map((e) => [toNumber(e.eventId), e]));
+  for (const e of events) {
+    const done = e.activityTaskCompletedEventAttributes;
+    const scheduled = done && byId.get(toNumber(done.scheduledEventId));
+    if (scheduled?.activityTaskScheduledEventAttributes?.activityType?.name !== 'markRecordingReady') continue;
+    const attempt = byId.get(toNumber(done!.startedEventId))?.activityTaskStartedEventAttributes?.attempt ?? 1;
+    return { at: timeOf(e.eventTime), attempt };
+  }
+  return null;
+}
+
 async function objectsUnder(stack: Stack, prefix: string): Promise<string[]> {
   const listed = await stack.s3.client.send(new ListObjectsV2Command({ Bucket: stack.s3.bucket, Prefix: prefix }));
   return (listed.Contents ?? []).map((o) => o.Key!).filter(Boolean);
@@ -251,6 +266,13 @@ async function main(): Promise<void> {
   const objects = await objectsUnder(stack, prefix);
   if (objects.length !== 1 || !objects[0].startsWith(`${prefix}${recordingId}`)) problems.push(`objects in S3: ${JSON.stringify(objects)}`);
   const { lines: histories, troubles } = await attemptsFromHistories(stack);
+  // Where the outage met the recording: the upload is done either way; the race is with the row's `ready`.
+  const ready = await markedReady(stack, recordingId);
+  const caught = !ready
+    ? 'markRecordingReady never completed'
+    : ready.at > outageBegan
+      ? `in the ingestion: markRecordingReady completed at attempt ${ready.attempt}, after the outage`
+      : `after the ingestion (markRecordingReady completed ${seconds(outageBegan - ready.at)} before it): in post-meeting`;
 
   // --- report ---------------------------------------------------------------------------------------------------------
   const report = [
@@ -261,6 +283,7 @@ async function main(): Promise<void> {
     `  PostgreSQL ${FAULT.padEnd(8)}          ${iso(outageBegan)}`,
     `  PostgreSQL back              ${iso(outageEnded)} (outage ${seconds(outageEnded - outageBegan)})`,
     `  webhook received             ${first ? `${iso(first.receivedAt)} (+${seconds(first.receivedAt - outageEnded)} after PostgreSQL came back)` : 'NONE'}`,
+    `  the outage met the recording ${caught}`,
     `  GET /readyz during the outage: ${readyzDuringOutage.join(', ')}`,
     `  webhooks for the recording: ${hooks.length}; delivery log: ${deliveryLog}; recording: ${recording.status}; objects: ${objects.length}`,
     '',
