@@ -200,7 +200,7 @@ async function main(): Promise<void> {
       objectSeen = Date.now();
       break;
     }
-    await sleep(20);
+    await sleep(5); // the upload and `markRecordingReady` are often less than 100 ms apart
   }
   if (!Number.isFinite(objectSeen)) throw new Error('the recording never reached S3 (5 minutes after Stop)');
   await fault.begin();
