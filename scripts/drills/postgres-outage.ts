@@ -244,6 +244,22 @@ async function main(): Promise<void> {
 
   // --- checks ---------------------------------------------------------------------------------------------------------
   const problems: string[] = [];
+  // The API must be ready again too (a tenant's requests need the database): checked first, so a stuck API is reported
+  // as such rather than as a hung request.
+  let readyAgain = NaN;
+  const readyDeadline = Date.now() + 5 * MINUTE;
+  while (Date.now() < readyDeadline) {
+    if ((await readyz(stack)).startsWith('200')) {
+      readyAgain = Date.now();
+      break;
+    }
+    await sleep(1000);
+  }
+  const readiness = Number.isFinite(readyAgain)
+    ? `GET /readyz 200 again by ${iso(readyAgain)} (+${seconds(readyAgain - outageEnded)})`
+    : `GET /readyz NOT 200 by ${iso(Date.now())} (+${seconds(Date.now() - outageEnded)})`;
+  log(readiness);
+  if (!Number.isFinite(readyAgain)) problems.push(`the API was not ready 5 minutes after the checks began: ${await readyz(stack)}`);
   const hooks = forRecording();
   if (hooks.length !== 1) problems.push(`${hooks.length} webhooks for the recording (expected 1)`);
   if (stack.receiver.received.length !== hooks.length) problems.push(`${stack.receiver.received.length - hooks.length} webhooks for something else`);
@@ -256,13 +272,18 @@ async function main(): Promise<void> {
     if (!Array.isArray(body.action_items) || body.action_items.length === 0) problems.push('no action items');
     if ((body.errors ?? []).length > 0) problems.push(`errors[]: ${JSON.stringify(body.errors)}`);
   }
-  const deliveries = ((await call('GET', '/api/v1/webhook-deliveries?limit=100', tenant.auth)).data as any[]).filter(
-    (d) => d.recording_id === recordingId,
-  );
-  const deliveryLog = deliveries.map((d) => `${d.id} ${d.status} (${d.attempt_count} attempt(s))`).join('; ') || 'none';
-  if (deliveries.length !== 1 || deliveries[0].status !== 'succeeded') problems.push(`delivery log: ${deliveryLog} (expected one, succeeded)`);
-  const recording = (await call('GET', `/api/v1/recordings/${recordingId}`, tenant.auth)).data;
-  if (recording.status !== 'ready') problems.push(`recording is ${recording.status} (expected ready)`);
+  // Without a ready API these requests would hang: not asked then (reported as not checked).
+  let deliveryLog = 'NOT CHECKED (API not ready)';
+  let recordingStatus = 'NOT CHECKED (API not ready)';
+  if (Number.isFinite(readyAgain)) {
+    const deliveries = ((await call('GET', '/api/v1/webhook-deliveries?limit=100', tenant.auth)).data as any[]).filter(
+      (d) => d.recording_id === recordingId,
+    );
+    deliveryLog = deliveries.map((d) => `${d.id} ${d.status} (${d.attempt_count} attempt(s))`).join('; ') || 'none';
+    if (deliveries.length !== 1 || deliveries[0].status !== 'succeeded') problems.push(`delivery log: ${deliveryLog} (expected one, succeeded)`);
+    recordingStatus = (await call('GET', `/api/v1/recordings/${recordingId}`, tenant.auth)).data.status;
+    if (recordingStatus !== 'ready') problems.push(`recording is ${recordingStatus} (expected ready)`);
+  }
   const objects = await objectsUnder(stack, prefix);
   if (objects.length !== 1 || !objects[0].startsWith(`${prefix}${recordingId}`)) problems.push(`objects in S3: ${JSON.stringify(objects)}`);
   const { lines: histories, troubles } = await attemptsFromHistories(stack);
@@ -285,7 +306,8 @@ async function main(): Promise<void> {
     `  webhook received             ${first ? `${iso(first.receivedAt)} (+${seconds(first.receivedAt - outageEnded)} after PostgreSQL came back)` : 'NONE'}`,
     `  the outage met the recording ${caught}`,
     `  GET /readyz during the outage: ${readyzDuringOutage.join(', ')}`,
-    `  webhooks for the recording: ${hooks.length}; delivery log: ${deliveryLog}; recording: ${recording.status}; objects: ${objects.length}`,
+    `  after it: ${readiness}`,
+    `  webhooks for the recording: ${hooks.length}; delivery log: ${deliveryLog}; recording: ${recordingStatus}; objects: ${objects.length}`,
     '',
     "Temporal's histories (each activity's final attempt):",
     ...histories.map((l) => `  ${l}`),
