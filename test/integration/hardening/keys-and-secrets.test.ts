@@ -75,8 +75,15 @@ describe('signing-key rotation', () => {
     try {
       const box = new SecretBox(t.config.secretsKey);
       const policy = keyRotationPolicy(t.config.tokens);
-      const within = <T>(work: Promise<T>) =>
-        Promise.race([work, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('stuck: the pool of one was already in use')), 10_000))]);
+      const within = async <T>(work: Promise<T>) => {
+        let timer: NodeJS.Timeout | undefined;
+        const stuck = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('stuck: the pool of one was already in use')), 10_000)));
+        try {
+          return await Promise.race([work, stuck]);
+        } finally {
+          clearTimeout(timer);
+        }
+      };
       expect((await within(loadSigningKeys(orm.em.fork(), box, policy))).length).toBeGreaterThan(0);
       expect((await within(rotateSigningKey(orm.em.fork(), box, policy))).kid).toEqual(expect.any(String));
     } finally {
