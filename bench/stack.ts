@@ -1,4 +1,5 @@
-// The whole real stack for the pipeline benchmarks (bench/webhook-latency.ts, bench/burst.ts), started in a temporary
+// The whole real stack for the pipeline benchmarks (bench/webhook-latency.ts, bench/burst.ts) and the drills
+// (scripts/drills/postgres-outage.ts: it stops or pauses this PostgreSQL), started in a temporary
 // folder that is removed at the end: PostgreSQL, the Temporal dev server and SeaweedFS (the launchers of
 // scripts/stack/, as `npm run dev` and the test harness use them), the API (`node src/main.ts api`, listening on a
 // port) and one or more workers (`node src/main.ts worker`), child processes with the development configuration; in
@@ -7,6 +8,7 @@
 //
 // runBench() wraps a benchmark's main: it stops everything in reverse order at the end, on failure (after printing the
 // end of the API's and the workers' logs, which go with the folder) and on Ctrl-C.
+import { S3Client } from '@aws-sdk/client-s3';
 import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -93,6 +95,10 @@ export interface Stack {
   temporal: Client;
   /** A few connections to the application's database, for reading rows. */
   db: pg.Pool;
+  /** The application's PostgreSQL: stop() shuts it down (fast), start() starts it again on the same port and data. */
+  postgres: { readonly port: number; stop(): Promise<void>; start(): Promise<void> };
+  /** The object store the API and the workers use, and its recordings bucket. */
+  s3: { client: S3Client; bucket: string };
   /** The SDK's `GET /metrics` of each worker (`temporal_*`), when workerMetrics was asked for. */
   workerMetricsUrls: string[];
   adminKey: string;
@@ -118,8 +124,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   // --- the services -------------------------------------------------------------------------------------------
   const s3Keys = { accessKeyId: `bench-${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
   const buckets = { S3_BUCKET: 'convene-recordings', S3_ARCHIVE_BUCKET: 'convene-archive' };
+  /** The running PostgreSQL (undefined while a drill has stopped it). */
+  let postgresServer: PostgresServer | undefined;
+  const postgresOptions = { dataDir: join(root, 'postgres'), password: randomBytes(12).toString('hex'), durable: options.durable ?? false };
   const results = await Promise.allSettled([
-    startPostgres({ dataDir: join(root, 'postgres'), password: randomBytes(12).toString('hex'), durable: options.durable ?? false }),
+    startPostgres(postgresOptions),
     startTemporal({
       dataDir: join(root, 'temporal'),
       persistent: options.temporalStore === 'file',
@@ -130,14 +139,28 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     }),
     startSeaweedfs({ dataDir: join(root, 'seaweedfs'), ...s3Keys, buckets: Object.values(buckets), stopTimeoutMs: 300 }),
   ]);
-  for (const r of results) if (r.status === 'fulfilled') onCleanup(() => r.value.stop());
+  // PostgreSQL's cleanup stops whichever server runs at the end: a drill may have stopped and restarted it.
+  for (const r of results.slice(1)) if (r.status === 'fulfilled') onCleanup(() => r.value.stop());
+  if (results[0].status === 'fulfilled') postgresServer = results[0].value;
+  onCleanup(async () => postgresServer?.stop());
   const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed.length > 0) throw new Error(`services did not start:\n${failed.map((f) => String(f.reason?.message ?? f.reason)).join('\n')}`);
-  const postgres = (results[0] as PromiseFulfilledResult<PostgresServer>).value;
+  const port = postgresServer!.port;
+  const postgres: Stack['postgres'] = {
+    port,
+    stop: async () => {
+      const server = postgresServer;
+      postgresServer = undefined;
+      await server?.stop();
+    },
+    start: async () => {
+      postgresServer ??= await startPostgres({ ...postgresOptions, port });
+    },
+  };
   const temporalServer = (results[1] as PromiseFulfilledResult<TemporalServer>).value;
   const s3 = (results[2] as PromiseFulfilledResult<SeaweedfsServer>).value;
-  await postgres.createDatabase('convene');
-  const databaseUrl = postgres.url('convene');
+  await postgresServer!.createDatabase('convene');
+  const databaseUrl = postgresServer!.url('convene');
   log(`PostgreSQL, Temporal and SeaweedFS ready in ${((performance.now() - started) / 1000).toFixed(1)} s (${root})`);
 
   // --- receiver, media server, API, workers ---------------------------------------------------------------------
@@ -222,7 +245,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   onCleanup(() => connection.close());
   const temporal = new Client({ connection, namespace: 'default' });
   const db = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  // An idle connection the server drops (a drill stopping PostgreSQL) emits 'error' on the pool; the next query reconnects.
+  db.on('error', () => undefined);
   onCleanup(() => db.end());
+  const s3Client = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+  });
+  onCleanup(async () => s3Client.destroy());
 
   const call: Stack['call'] = async (method, path, headers, body, expect = 200) => {
     const res = await fetch(`${apiUrl}${path}`, {
@@ -256,7 +288,22 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     return { id: tenant.id as string, auth };
   };
 
-  return { root, apiUrl, databaseUrl, receiver, media, temporal, db, workerMetricsUrls, adminKey, webhookSecret, call, createTenant };
+  return {
+    root,
+    apiUrl,
+    databaseUrl,
+    receiver,
+    media,
+    temporal,
+    db,
+    postgres,
+    s3: { client: s3Client, bucket: buckets.S3_BUCKET },
+    workerMetricsUrls,
+    adminKey,
+    webhookSecret,
+    call,
+    createTenant,
+  };
 }
 
 /** The machine's load average from /proc/loadavg (1, 5, 15 min), as the benchmarks print it. */

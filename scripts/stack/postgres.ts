@@ -269,3 +269,15 @@ function unprivilegedUser(): { uid: number; gid: number } | undefined {
   }
   throw new Error('Running as root, but neither a "postgres" nor a "nobody" user exists to run PostgreSQL as.');
 }
+
+/** The cluster's processes (the postmaster listening on `port` and its children), for SIGSTOP / SIGCONT. */
+export function clusterPids(port: number): number[] {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
+  const postmaster = rows.find((r) => /postgres/.test(r.args) && r.args.includes(` -p ${port}`));
+  if (!postmaster) throw new Error(`no postmaster on port ${port}`);
+  return [postmaster.pid, ...rows.filter((r) => r.ppid === postmaster.pid).map((r) => r.pid)];
+}

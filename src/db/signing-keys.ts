@@ -67,12 +67,23 @@ async function createKey(em: EntityManager, box: SecretBox): Promise<string> {
 }
 
 /**
+ * Serialises key creation and rotation between instances until the transaction ends. Taken through `tx.execute`, which
+ * runs on the transaction's connection: `tx.getConnection().execute` without the transaction context takes another
+ * pooled connection in autocommit, where the lock is released at once, and each reload then holds two connections;
+ * reloads queued while PostgreSQL hung (one a minute) filled the pool with transactions each waiting for one more
+ * connection, and the API stayed unready after PostgreSQL came back (the PostgreSQL outage drill, docs/operations.md).
+ */
+async function lockKeySet(tx: EntityManager): Promise<void> {
+  await tx.execute('SELECT pg_advisory_xact_lock(7361002)');
+}
+
+/**
  * The keys for a TokenService at `now`: the signer first, then every other key that still verifies. The first instance
  * to start creates one; concurrent starts converge on the same row (a transaction-level advisory lock).
  */
 export async function loadSigningKeys(em: EntityManager, box: SecretBox, policy: KeyRotationPolicy, now = Date.now()): Promise<SigningKey[]> {
   await em.transactional(async (tx) => {
-    await tx.getConnection().execute('SELECT pg_advisory_xact_lock(7361002)');
+    await lockKeySet(tx);
     if ((await tx.count(SigningKeySchema, {})) === 0) await createKey(tx, box);
   });
   const rows = await em.fork().find(SigningKeySchema, {});
@@ -100,7 +111,7 @@ export interface Rotation {
  */
 export async function rotateSigningKey(em: EntityManager, box: SecretBox, policy: KeyRotationPolicy, now = Date.now()): Promise<Rotation> {
   return em.transactional(async (tx) => {
-    await tx.getConnection().execute('SELECT pg_advisory_xact_lock(7361002)');
+    await lockKeySet(tx);
     const kid = await createKey(tx, box);
     const rows = await tx.find(SigningKeySchema, {});
     const state = keyStates(rows, policy, now);

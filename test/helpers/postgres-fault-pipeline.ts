@@ -17,12 +17,11 @@ import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
-import { startPostgres, type PostgresServer } from '../../scripts/stack/postgres.ts';
+import { clusterPids, startPostgres, type PostgresServer } from '../../scripts/stack/postgres.ts';
 import { WebhookDeliverySchema } from '../../src/modules/deliveries/delivery.entity.ts';
 import { RecordingSchema } from '../../src/modules/recordings/recording.entity.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
@@ -40,18 +39,6 @@ import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.t
 
 /** How PostgreSQL goes away: `stopped` refuses connections; `paused` (SIGSTOP) accepts them and never answers. */
 export type PostgresFault = 'stopped' | 'paused';
-
-/** The cluster's processes (the postmaster listening on `port` and its children), for SIGSTOP / SIGCONT. */
-export function clusterPids(port: number): number[] {
-  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
-  const postmaster = rows.find((r) => /postgres/.test(r.args) && r.args.includes(` -p ${port}`));
-  if (!postmaster) throw new Error(`no postmaster on port ${port}`);
-  return [postmaster.pid, ...rows.filter((r) => r.ppid === postmaster.pid).map((r) => r.pid)];
-}
 
 /** Registers the suite (beforeAll, afterAll, the test) for one kind of fault. */
 export function definePostgresFaultPipelineTest(fault: PostgresFault): void {

@@ -7,9 +7,8 @@ import { mkdtemp, rm, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startPostgres, type PostgresServer } from '../../../scripts/stack/postgres.ts';
+import { clusterPids, startPostgres, type PostgresServer } from '../../../scripts/stack/postgres.ts';
 import { startApiProcess, type ApiProcess } from '../../helpers/api-process.ts';
-import { clusterPids } from '../../helpers/postgres-fault-pipeline.ts';
 
 const ADMIN_KEY = 'test-admin-key-postgres-restart';
 let dir: string;

@@ -68,6 +68,29 @@ describe('signing-key rotation', () => {
     expect(next.retired).toEqual([oldKid]);
   });
 
+  test('a reload and a rotation each need one connection: with a pool of one they finish', async () => {
+    // Reloads queued while PostgreSQL hung once filled the API's pool with transactions each waiting for a second
+    // connection (the lock was taken outside the transaction): the API stayed unready after the database came back.
+    const orm = await MikroORM.init({ ...ormOptions(t.databaseUrl), pool: { min: 0, max: 1 } });
+    try {
+      const box = new SecretBox(t.config.secretsKey);
+      const policy = keyRotationPolicy(t.config.tokens);
+      const within = async <T>(work: Promise<T>) => {
+        let timer: NodeJS.Timeout | undefined;
+        const stuck = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('stuck: the pool of one was already in use')), 10_000)));
+        try {
+          return await Promise.race([work, stuck]);
+        } finally {
+          clearTimeout(timer);
+        }
+      };
+      expect((await within(loadSigningKeys(orm.em.fork(), box, policy))).length).toBeGreaterThan(0);
+      expect((await within(rotateSigningKey(orm.em.fork(), box, policy))).kid).toEqual(expect.any(String));
+    } finally {
+      await orm.close();
+    }
+  }, 60_000);
+
   test('the operator command: `node src/main.ts rotate-signing-key` adds a key and prints what it did', async () => {
     const root = fileURLToPath(new URL('../../../', import.meta.url));
     const before = await t.services.orm.em.getConnection().execute('select count(*)::int as n from signing_keys');
