@@ -24,8 +24,8 @@ import { ProviderError } from '../providers/types.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { TRANSCRIPTION_FAILURE, type PostMeetingPlan } from '../../workflows/post-meeting-types.ts';
 import { failureWithinWindow } from './retry-window.ts';
-import { withSafeFailures } from './safe-failure.ts';
-import { transcriptionFailure } from './transcription.ts';
+import { permanentFailures, withSafeFailures } from './safe-failure.ts';
+import { TRANSCRIPTION_PERMANENT_FAILURES } from './transcription.ts';
 
 export interface PostMeetingActivityDeps {
   orm: MikroORM;
@@ -47,12 +47,12 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
     /** What this run does, from the tenant's config; run 1 creates the result row (planPostMeeting). */
     async planPostMeeting(input: { recordingId: string; run?: number }): Promise<PostMeetingPlan> {
       const stageDeps = { tenants: deps.tenants, logger: deps.logger, retryWindowSeconds: deps.postMeetingRetryWindowSeconds };
-      return withPostMeetingFailures(() => planPostMeeting(orm.em.fork(), stageDeps, input));
+      return postMeetingFailures.run(() => planPostMeeting(orm.em.fork(), stageDeps, input));
     },
 
     /** The transcript post-meeting makes, once per recording; null with an `errors[]` entry when none can be made. */
     async createPostMeetingTranscript({ recordingId }: { recordingId: string }): Promise<{ transcriptId: string; completed: boolean } | null> {
-      return withPostMeetingFailures(() => createPostMeetingTranscript(orm.em.fork(), deps, recordingId));
+      return postMeetingFailures.run(() => createPostMeetingTranscript(orm.em.fork(), deps, recordingId));
     },
 
     /**
@@ -62,7 +62,7 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
      */
     async summarisePostMeeting({ recordingId }: { recordingId: string }): Promise<{ summarised: boolean }> {
       const em = orm.em.fork();
-      const work = await withPostMeetingFailures(() => prepareSummary(em, deps, recordingId));
+      const work = await postMeetingFailures.run(() => prepareSummary(em, deps, recordingId));
       if (work.kind === 'done') return { summarised: work.summarised };
       let insights;
       try {
@@ -93,14 +93,7 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
 export type PostMeetingActivities = ReturnType<typeof createPostMeetingActivities>;
 
 /** A vanished recording ends the run as a vanished transcript does; the rest as the transcription stages map them. */
-async function withPostMeetingFailures<T>(stage: () => Promise<T>): Promise<T> {
-  try {
-    return await stage();
-  } catch (err) {
-    if (err instanceof RecordingGone) throw ApplicationFailure.nonRetryable(err.message, TRANSCRIPTION_FAILURE.transcriptGone);
-    throw transcriptionFailure(err);
-  }
-}
+const postMeetingFailures = permanentFailures([[RecordingGone, TRANSCRIPTION_FAILURE.transcriptGone], ...TRANSCRIPTION_PERMANENT_FAILURES]);
 
 /** ProviderError → a refusal (fails the step at once) or an outage (retried within the window). */
 function classifyAi(err: unknown): unknown {

@@ -19,7 +19,7 @@ import type { ObjectStore } from '../storage/object-store.ts';
 import type { MediaProvider } from '../upstream/media-provider.ts';
 import { NON_RETRYABLE } from '../../workflows/shared.ts';
 import { failureWithinWindow } from './retry-window.ts';
-import { withSafeFailures } from './safe-failure.ts';
+import { permanentFailures, withSafeFailures } from './safe-failure.ts';
 
 export type { StoredRecording };
 
@@ -63,7 +63,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
           progress: (bytes) => context.heartbeat(bytes),
         });
       } catch (err) {
-        throw failureWithinWindow(ingestionFailure(err), input.retryWindowSeconds, NON_RETRYABLE.permanentIngestFailure);
+        throw failureWithinWindow(ingestionFailures.map(err), input.retryWindowSeconds, NON_RETRYABLE.permanentIngestFailure);
       }
     },
 
@@ -73,7 +73,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       stored: StoredRecording;
       durationSeconds: number | null;
     }): Promise<{ changed: boolean; tenantId: string }> {
-      return withIngestionFailures(() => markReady(orm.em.fork(), store, input));
+      return ingestionFailures.run(() => markReady(orm.em.fork(), store, input));
     },
 
     /** `failed`, after the ingestion's retries are spent. Only a recording still waiting for its file changes. */
@@ -114,16 +114,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
 export type RecordingActivities = ReturnType<typeof createRecordingActivities>;
 
 /** The ingestion stages' permanent failures as the workflow's non-retryable types; anything else as it is. */
-function ingestionFailure(err: unknown): unknown {
-  if (err instanceof RecordingGone) return ApplicationFailure.nonRetryable(err.message, NON_RETRYABLE.recordingGone);
-  if (err instanceof PermanentIngestFailure) return ApplicationFailure.nonRetryable(err.message, NON_RETRYABLE.permanentIngestFailure);
-  return err;
-}
-
-async function withIngestionFailures<T>(stage: () => Promise<T>): Promise<T> {
-  try {
-    return await stage();
-  } catch (err) {
-    throw ingestionFailure(err);
-  }
-}
+const ingestionFailures = permanentFailures([
+  [RecordingGone, NON_RETRYABLE.recordingGone],
+  [PermanentIngestFailure, NON_RETRYABLE.permanentIngestFailure],
+]);

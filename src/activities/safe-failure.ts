@@ -42,3 +42,28 @@ export function withSafeFailures<T extends Record<string, (...args: never[]) => 
   }
   return wrapped as T;
 }
+
+/** An error class a stage throws for a failure no retry can fix, and the workflow's failure type for it. */
+export type PermanentFailure = readonly [new (...args: never[]) => Error, string];
+
+/**
+ * How an activity set maps its stages' permanent failures: each listed class becomes a non-retryable ApplicationFailure
+ * of its type (the type the workflow checks); anything else is left as it is, to be retried. `map` for a catch that
+ * does more with the failure, `run` to call a stage with the mapping.
+ */
+export function permanentFailures(failures: readonly PermanentFailure[]) {
+  const map = (err: unknown): unknown => {
+    const known = failures.find(([kind]) => err instanceof kind);
+    return known ? ApplicationFailure.nonRetryable((err as Error).message, known[1]) : err;
+  };
+  return {
+    map,
+    async run<T>(stage: () => Promise<T>): Promise<T> {
+      try {
+        return await stage();
+      } catch (err) {
+        throw map(err);
+      }
+    },
+  };
+}

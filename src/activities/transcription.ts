@@ -23,7 +23,7 @@ import type { Transcript } from '../modules/transcripts/transcript.entity.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { TRANSCRIPTION_FAILURE } from '../../workflows/post-meeting-types.ts';
 import { failureWithinWindow } from './retry-window.ts';
-import { withSafeFailures } from './safe-failure.ts';
+import { permanentFailures, withSafeFailures, type PermanentFailure } from './safe-failure.ts';
 
 export interface TranscriptionActivityDeps {
   orm: MikroORM;
@@ -47,7 +47,7 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
      * provider step is bounded by (POST_MEETING_RETRY_WINDOW, docs/decisions.md §9).
      */
     async markTranscriptProcessing({ transcriptId }: { transcriptId: string }): Promise<{ status: Transcript['status']; retryWindowSeconds: number }> {
-      const status = await withTranscriptionFailures(() => markProcessing(orm.em.fork(), transcriptId));
+      const status = await transcriptionFailures.run(() => markProcessing(orm.em.fork(), transcriptId));
       return { status, retryWindowSeconds: deps.postMeetingRetryWindowSeconds };
     },
 
@@ -58,7 +58,7 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
      */
     async transcribeRecording({ transcriptId }: { transcriptId: string }): Promise<TranscriptionSummary> {
       const em = orm.em.fork();
-      const prepared = await withTranscriptionFailures(() => prepareTranscription(em, deps, transcriptId));
+      const prepared = await transcriptionFailures.run(() => prepareTranscription(em, deps, transcriptId));
       if (prepared.kind === 'completed') return prepared.summary;
       const context = Context.current();
       let progress = { bytesDone: 0, bytesTotal: prepared.job.sizeBytes };
@@ -74,7 +74,7 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
         });
       } catch (err) {
         // Transient failures are retried until the window ends (docs/decisions.md §9), then the transcript fails with the reason.
-        throw failureWithinWindow(providerFailure(transcriptionFailure(err)), deps.postMeetingRetryWindowSeconds, TRANSCRIPTION_FAILURE.retryWindowEnded);
+        throw failureWithinWindow(providerFailure(transcriptionFailures.map(err)), deps.postMeetingRetryWindowSeconds, TRANSCRIPTION_FAILURE.retryWindowEnded);
       } finally {
         clearInterval(alive);
       }
@@ -90,21 +90,13 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
 
 export type TranscriptionActivities = ReturnType<typeof createTranscriptionActivities>;
 
-/** The stages' permanent failures as the workflow's non-retryable types; anything else as it is. */
-export function transcriptionFailure(err: unknown): unknown {
-  if (err instanceof TranscriptGone) return ApplicationFailure.nonRetryable(err.message, TRANSCRIPTION_FAILURE.transcriptGone);
-  if (err instanceof RecordingUnavailable) return ApplicationFailure.nonRetryable(err.message, TRANSCRIPTION_FAILURE.recordingUnavailable);
-  if (err instanceof ProviderRejected) return ApplicationFailure.nonRetryable(err.message, TRANSCRIPTION_FAILURE.providerRejected);
-  return err;
-}
-
-async function withTranscriptionFailures<T>(stage: () => Promise<T>): Promise<T> {
-  try {
-    return await stage();
-  } catch (err) {
-    throw transcriptionFailure(err);
-  }
-}
+/** The stages' permanent failures and the workflow's non-retryable types for them (post-meeting maps them too). */
+export const TRANSCRIPTION_PERMANENT_FAILURES: readonly PermanentFailure[] = [
+  [TranscriptGone, TRANSCRIPTION_FAILURE.transcriptGone],
+  [RecordingUnavailable, TRANSCRIPTION_FAILURE.recordingUnavailable],
+  [ProviderRejected, TRANSCRIPTION_FAILURE.providerRejected],
+];
+const transcriptionFailures = permanentFailures(TRANSCRIPTION_PERMANENT_FAILURES);
 
 /** ProviderError → what Temporal should do with it: retry (bounded, by the workflow's policy) or fail at once. */
 function providerFailure(err: unknown): unknown {
