@@ -84,6 +84,8 @@ export interface StackOptions {
   temporalPragmas?: Record<string, string>;
   /** Added to the Temporal dev server's environment (the Go runtime's GOGC, GOMAXPROCS). */
   temporalEnv?: Record<string, string>;
+  /** Dynamic config values of the Temporal dev server (scripts/stack/temporal.ts). */
+  temporalConfig?: Record<string, string>;
 }
 
 export interface Stack {
@@ -134,6 +136,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       persistent: options.temporalStore === 'file',
       sqlitePragmas: options.temporalPragmas,
       env: options.temporalEnv,
+      dynamicConfig: options.temporalConfig,
       uiPort: null,
       stopTimeoutMs: 2000,
     }),

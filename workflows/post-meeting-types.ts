@@ -11,6 +11,8 @@ export const TRANSCRIPTION_FAILURE = {
   providerRejected: 'ProviderRejected',
   /** Transient failures went on past POST_MEETING_RETRY_WINDOW (docs/decisions.md §9): the step is recorded as failed. */
   retryWindowEnded: 'RetryWindowEnded',
+  /** The post-meeting transcript had failed before this run; its stored reason stays. */
+  failedEarlier: 'TranscriptionFailed',
 } as const;
 
 /** What the plan step decided from the tenant's config (docs/decisions.md §9). */
@@ -24,4 +26,15 @@ export interface PostMeetingPlan {
   transcribe: boolean;
   summarise: boolean;
   deliver: boolean;
+  /**
+   * Asked for with `withTranscript` (runs since the inline-transcription patch): the post-meeting transcript, created
+   * by the plan step when `transcribe`; null when none can be made (an errors[] entry says why).
+   */
+  transcript?: PostMeetingTranscript | null;
+}
+
+/** The transcript post-meeting makes, once per recording; `completed` when a re-run found it done already. */
+export interface PostMeetingTranscript {
+  transcriptId: string;
+  completed: boolean;
 }

@@ -1,4 +1,5 @@
-// Post-meeting processing of one recording (docs/decisions.md §9): plan from the tenant's config, transcribe (a child
+// Post-meeting processing of one recording (docs/decisions.md §9): plan from the tenant's config (and create the
+// transcript row), transcribe (activities of this run; runs begun before INLINE_TRANSCRIPTION_PATCH used a child
 // transcription workflow), summarise, then complete the post_meeting_results row and hand over to the outgoing webhook
 // (issue 9) in one activity, one transaction: the result's `completed`, its delivery row and the delivery workflow's
 // hand-over commit together (docs/decisions.md §15). Each step fails alone: its failure becomes an errors[] entry and the next
@@ -11,11 +12,13 @@
 import {
   executeChild,
   log,
+  patched,
   proxyActivities,
 } from '@temporalio/workflow';
-import { failureMessage } from './failures.ts';
+import { failureMessage, isFailureOfType } from './failures.ts';
 import type { PostMeetingActivities } from '../src/activities/post-meeting.ts';
-import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
+import type { TranscriptionActivities } from '../src/activities/transcription.ts';
+import { TRANSCRIPTION_FAILURE, type PostMeetingTranscript } from './post-meeting-types.ts';
 import {
   databaseStep,
   DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS,
@@ -23,10 +26,26 @@ import {
   transcriptionWorkflowId,
   type PostMeetingInput,
 } from './shared.ts';
-import { transcriptionWorkflow } from './transcription.ts';
+import { TRANSCRIBE_ATTEMPT_SECONDS, TRANSCRIBE_RETRY, transcriptionWorkflow } from './transcription.ts';
 
+/**
+ * Runs started from here on plan and create the transcript row in one step and transcribe in this run's own
+ * activities, where runs before took three steps and a child transcription workflow: one workflow, three activities
+ * and about eight workflow tasks fewer per recording, the largest share of a burst's CPU (BENCHMARKS.md "Burst", third
+ * pass). Runs in flight at the upgrade replay the old way (the replay test holds their histories).
+ */
+export const INLINE_TRANSCRIPTION_PATCH = 'post-meeting-inline-transcription';
 // Database steps: they wait out the database (docs/decisions.md §15), however long it is away.
 const bookkeeping = proxyActivities<PostMeetingActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
+const transcriptBookkeeping = proxyActivities<TranscriptionActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
+
+// The provider call, with the transcription workflow's policy (workflows/transcription.ts): heartbeats, transient
+// failures retried until the retry window ends, refusals at once.
+const provider = proxyActivities<TranscriptionActivities>({
+  startToCloseTimeout: `${TRANSCRIBE_ATTEMPT_SECONDS} seconds`,
+  heartbeatTimeout: '15 seconds',
+  retry: { ...TRANSCRIBE_RETRY, nonRetryableErrorTypes: [...TRANSCRIBE_RETRY.nonRetryableErrorTypes] },
+});
 
 /** One analyser attempt at most. */
 const ANALYSIS_ATTEMPT_SECONDS = 10 * 60;
@@ -55,8 +74,9 @@ export interface PostMeetingOutcome {
 export async function postMeetingWorkflow({ recordingId, run }: PostMeetingInput): Promise<PostMeetingOutcome> {
   // Run 1's inputs are exactly what they were before re-runs existed (replays of older histories stay identical).
   const rerun = run !== undefined && run > 1 ? { run } : {};
+  const inline = patched(INLINE_TRANSCRIPTION_PATCH);
   const plan = await bookkeeping.planPostMeeting.executeWithOptions({ summary: run && run > 1 ? `plan re-run ${run} from the tenant config` : 'plan from the tenant config' }, [
-    { recordingId, ...rerun },
+    { recordingId, ...rerun, ...(inline ? { withTranscript: true } : {}) },
   ]);
   if (plan.alreadyCompleted) return { status: 'skipped', transcriptId: null, summarised: false, errors: 0, deliveryId: null };
   const subject = { tenantId: plan.tenantId, roomId: plan.roomId, recordingId };
@@ -64,17 +84,22 @@ export async function postMeetingWorkflow({ recordingId, run }: PostMeetingInput
 
   let transcriptId: string | null = null;
   if (plan.transcribe) {
-    const created = await bookkeeping.createPostMeetingTranscript.executeWithOptions({ summary: 'create the transcript row' }, [{ recordingId }]);
+    const created: PostMeetingTranscript | null | undefined = inline
+      ? plan.transcript
+      : await bookkeeping.createPostMeetingTranscript.executeWithOptions({ summary: 'create the transcript row' }, [{ recordingId }]);
     transcriptId = created?.transcriptId ?? null;
     // A re-run keeps a completed transcript (docs/decisions.md §9): nothing to transcribe again.
     if (transcriptId && !created?.completed) {
       try {
-        await executeChild(transcriptionWorkflow, {
-          workflowId: transcriptionWorkflowId(transcriptId),
-          args: [{ transcriptId }],
-          typedSearchAttributes: searchAttributesFor(subject),
-          staticSummary: `transcribe recording ${recordingId} (post-meeting transcript ${transcriptId})`,
-        });
+        if (inline) await transcribe(transcriptId, retryWindowSeconds);
+        else {
+          await executeChild(transcriptionWorkflow, {
+            workflowId: transcriptionWorkflowId(transcriptId),
+            args: [{ transcriptId }],
+            typedSearchAttributes: searchAttributesFor(subject),
+            staticSummary: `transcribe recording ${recordingId} (post-meeting transcript ${transcriptId})`,
+          });
+        }
       } catch (err) {
         await recordError({ recordingId, field: 'transcript', code: 'transcription_failed', message: failureMessage(err) });
       }
@@ -103,6 +128,28 @@ export async function postMeetingWorkflow({ recordingId, run }: PostMeetingInput
     [{ recordingId, deliver: plan.deliver, ...rerun }],
   );
   return { status: 'completed', transcriptId, summarised, errors, deliveryId };
+}
+
+/**
+ * The transcript, as the transcription workflow makes it but in this run: `processing`, streamed to the provider,
+ * stored; on failure `failed` with the reason, rethrown for the errors[] entry. A vanished transcript ends the step.
+ */
+async function transcribe(transcriptId: string, retryWindowSeconds: number): Promise<void> {
+  try {
+    // The window, plus one full attempt begun just before it ends (as in workflows/transcription.ts).
+    await provider.transcribePostMeetingRecording.executeWithOptions(
+      {
+        summary: 'mark processing, stream the recording to the provider, store the segments',
+        scheduleToCloseTimeout: (retryWindowSeconds + TRANSCRIBE_ATTEMPT_SECONDS) * 1000,
+      },
+      [{ transcriptId }],
+    );
+  } catch (err) {
+    // Gone: nothing to mark. Failed earlier: its stored reason stays.
+    if (isFailureOfType(err, TRANSCRIPTION_FAILURE.transcriptGone) || isFailureOfType(err, TRANSCRIPTION_FAILURE.failedEarlier)) throw err;
+    await transcriptBookkeeping.markTranscriptFailed.executeWithOptions({ summary: 'mark transcript failed' }, [{ transcriptId, reason: failureMessage(err) }]);
+    throw err;
+  }
 }
 
 async function recordError(entry: { recordingId: string; field: 'transcript' | 'summary' | 'action_items'; code: 'transcription_failed' | 'ai_processing_failed'; message: string }) {

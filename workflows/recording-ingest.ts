@@ -6,6 +6,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   startChild,
   TimeoutFailure,
@@ -56,9 +57,13 @@ export async function recordingIngestWorkflow(input: IngestRecordingInput): Prom
       { recordingId, retryWindowSeconds },
     ]);
     const { durationSeconds, ...file } = stored;
-    await bookkeeping('mark the recording ready').markRecordingReady({ recordingId, stored: file, durationSeconds });
-    await startRetention(input);
-    await startPostMeeting(input);
+    const ready = await bookkeeping('mark the recording ready').markRecordingReady({ recordingId, stored: file, durationSeconds });
+    if (patched(CHILDREN_TOGETHER_PATCH)) {
+      await Promise.all([startRetention(input, ready.purgeAt), startPostMeeting(input)]);
+    } else {
+      await startRetention(input);
+      await startPostMeeting(input);
+    }
     return { status: 'ready', sizeBytes: stored.sizeBytes };
   } catch (err) {
     if (isFailureOfType(err, NON_RETRYABLE.recordingGone)) throw err;
@@ -69,12 +74,22 @@ export async function recordingIngestWorkflow(input: IngestRecordingInput): Prom
   }
 }
 
-/** The retention timer runs on its own (abandoned by this run); one per recording, so a repeat start is ignored. */
-async function startRetention({ recordingId, tenantId, roomId }: IngestRecordingInput): Promise<void> {
+/**
+ * Runs started from here on start both children in one workflow task, the retention timer with its deadline (read
+ * by markRecordingReady) so that it sleeps at once: two workflow tasks and an activity fewer per recording
+ * (BENCHMARKS.md "Burst", third pass). Runs in flight at the upgrade replay the old way.
+ */
+export const CHILDREN_TOGETHER_PATCH = 'ingest-children-together';
+
+/**
+ * The retention timer runs on its own (abandoned by this run); one per recording, so a repeat start is ignored.
+ * `purgeAt` (absent in runs before CHILDREN_TOGETHER_PATCH) lets it sleep without reading the deadline first.
+ */
+async function startRetention({ recordingId, tenantId, roomId }: IngestRecordingInput, purgeAt?: string | null): Promise<void> {
   try {
     await startChild(recordingRetentionWorkflow, {
       workflowId: recordingRetentionWorkflowId(recordingId),
-      args: [{ recordingId, tenantId, roomId }],
+      args: [{ recordingId, tenantId, roomId, ...(purgeAt === undefined ? {} : { purgeAt }) }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       typedSearchAttributes: searchAttributesFor({ tenantId, roomId, recordingId }),
       staticSummary: `purge recording ${recordingId} when the tenant's retention ends`,

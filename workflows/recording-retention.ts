@@ -1,5 +1,6 @@
 // Purges a recording's stored file when the tenant's recording_retention_days have passed since it was created.
-// The deadline is re-read after each sleep, so a tenant that lengthens its retention keeps its files longer.
+// The deadline is re-read after each sleep, so a tenant that lengthens its retention keeps its files longer. The first
+// one comes in the input (ingestion read it when it marked the recording ready); runs started before that read it first.
 // Id: recording-retention-<recordingId>.
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { RecordingActivities } from '../src/activities/recordings.ts';
@@ -11,8 +12,11 @@ const { retentionDeadline } = proxyActivities<RecordingActivities>({ ...options,
 const { purgeRecording } = proxyActivities<RecordingActivities>({ ...options, summary: 'purge the stored file (both tiers)' });
 
 export async function recordingRetentionWorkflow(input: RetentionInput): Promise<{ purged: boolean }> {
+  // The deadline the ingestion read when it marked the recording ready, if it passed one: the first sleep needs no step.
+  let given = input.purgeAt;
   for (;;) {
-    const { purgeAt } = await retentionDeadline({ recordingId: input.recordingId, tenantId: input.tenantId });
+    const { purgeAt } = given !== undefined ? { purgeAt: given } : await retentionDeadline({ recordingId: input.recordingId, tenantId: input.tenantId });
+    given = undefined;
     if (purgeAt === null) return { purged: false };
     // Runs started before purgeAt became ISO 8601 replay an epoch number from their history: read both.
     const at = typeof purgeAt === 'number' ? purgeAt : Date.parse(purgeAt);

@@ -154,6 +154,11 @@ export interface AutoStopInput {
 
 export interface RetentionInput {
   recordingId: string;
+  /**
+   * When the retention ends (ISO 8601; null: nothing to purge), as the ingestion's markRecordingReady read it: the
+   * first sleep starts from it. Absent in runs started before ingestion passed it: they read it first.
+   */
+  purgeAt?: string | null;
   /** Lets the purge find the files by key prefix even if the row is gone (its room was deleted). */
   tenantId?: string;
   roomId?: string;

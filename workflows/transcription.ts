@@ -25,7 +25,7 @@ export const TRANSCRIBE_RETRY = {
 } as const;
 
 /** One attempt at most: a long recording sent in parts to a slow self-hosted server. */
-const TRANSCRIBE_ATTEMPT_SECONDS = 2 * 3600;
+export const TRANSCRIBE_ATTEMPT_SECONDS = 2 * 3600;
 
 const provider = proxyActivities<TranscriptionActivities>({
   startToCloseTimeout: `${TRANSCRIBE_ATTEMPT_SECONDS} seconds`,

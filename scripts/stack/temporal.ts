@@ -20,6 +20,8 @@ export interface TemporalOptions {
   sqlitePragmas?: Record<string, string>;
   /** Added to the server's environment (e.g. the Go runtime's GOGC, GOMAXPROCS; bench/burst.ts --temporal-env). */
   env?: Record<string, string>;
+  /** Dynamic config values (`--dynamic-config-value KEY=JSON`) beside DEV_DYNAMIC_CONFIG; these override it. */
+  dynamicConfig?: Record<string, string>;
   /** gRPC frontend port; 0 or absent: a free port. */
   port?: number;
   /** Web UI port; 0 or absent: a free port; null: no Web UI. */
@@ -49,6 +51,9 @@ export interface TemporalServer {
  */
 export const FILE_STORE_PRAGMAS: Readonly<Record<string, string>> = { journal_mode: 'wal', synchronous: 'normal' };
 
+/** Dynamic config of every dev server this project starts (values are JSON). */
+export const DEV_DYNAMIC_CONFIG: Readonly<Record<string, string>> = {};
+
 export async function startTemporal(options: TemporalOptions): Promise<TemporalServer> {
   const binary = await ensureTool('temporal');
   await mkdir(options.dataDir, { recursive: true });
@@ -63,6 +68,9 @@ export async function startTemporal(options: TemporalOptions): Promise<TemporalS
     for (const [pragma, value] of Object.entries({ ...FILE_STORE_PRAGMAS, ...options.sqlitePragmas })) {
       args.push('--sqlite-pragma', `${pragma}=${value}`);
     }
+  }
+  for (const [key, value] of Object.entries({ ...DEV_DYNAMIC_CONFIG, ...options.dynamicConfig })) {
+    args.push('--dynamic-config-value', `${key}=${value}`);
   }
   for (const namespace of namespaces) if (namespace !== 'default') args.push('--namespace', namespace);
   // docs/decisions.md §13: every workflow carries these Keyword attributes; the server must know them before a start uses them.

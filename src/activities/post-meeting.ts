@@ -44,10 +44,19 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
   const { orm } = deps;
 
   return withSafeFailures({
-    /** What this run does, from the tenant's config; run 1 creates the result row (planPostMeeting). */
-    async planPostMeeting(input: { recordingId: string; run?: number }): Promise<PostMeetingPlan> {
+    /**
+     * What this run does, from the tenant's config; run 1 creates the result row (planPostMeeting). With
+     * `withTranscript` (runs since the inline-transcription patch), also the transcript when the plan transcribes:
+     * the two steps in one activity, each repeatable.
+     */
+    async planPostMeeting({ withTranscript, ...input }: { recordingId: string; run?: number; withTranscript?: boolean }): Promise<PostMeetingPlan> {
       const stageDeps = { tenants: deps.tenants, logger: deps.logger, retryWindowSeconds: deps.postMeetingRetryWindowSeconds };
-      return postMeetingFailures.run(() => planPostMeeting(orm.em.fork(), stageDeps, input));
+      return postMeetingFailures.run(async () => {
+        const plan = await planPostMeeting(orm.em.fork(), stageDeps, input);
+        if (!withTranscript) return plan;
+        const transcript = plan.transcribe && !plan.alreadyCompleted ? await createPostMeetingTranscript(orm.em.fork(), deps, input.recordingId) : null;
+        return { ...plan, transcript };
+      });
     },
 
     /** The transcript post-meeting makes, once per recording; null with an `errors[]` entry when none can be made. */

@@ -67,13 +67,19 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       }
     },
 
-    /** `ready` with size and duration (src/modules/recordings/ingestion.ts markReady). */
+    /**
+     * `ready` with size and duration (src/modules/recordings/ingestion.ts markReady), and when its retention ends
+     * (`purgeAt`, ISO 8601; null: nothing to purge), which the retention timer then starts from without a step of
+     * its own.
+     */
     async markRecordingReady(input: {
       recordingId: string;
       stored: StoredRecording;
       durationSeconds: number | null;
-    }): Promise<{ changed: boolean; tenantId: string }> {
-      return ingestionFailures.run(() => markReady(orm.em.fork(), store, input));
+    }): Promise<{ changed: boolean; tenantId: string; purgeAt: string | null }> {
+      const marked = await ingestionFailures.run(() => markReady(orm.em.fork(), store, input));
+      const purgeAt = await retentionDeadline(orm.em.fork(), deps.tenants, { recordingId: input.recordingId, tenantId: marked.tenantId });
+      return { ...marked, purgeAt: purgeAt?.toISOString() ?? null };
     },
 
     /** `failed`, after the ingestion's retries are spent. Only a recording still waiting for its file changes. */

@@ -41,6 +41,36 @@ const HEARTBEAT_EVERY_MS = 5_000;
 export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
   const { orm, store } = deps;
 
+  /**
+   * Streams the recording from S3 to the transcript's provider and stores the segments, text, word count and
+   * language, marking the transcript `completed`. A provider's permanent refusal is a non-retryable failure with
+   * the provider's reason; a transient one (429, 5xx, timeout) is thrown as retryable for the workflow's policy.
+   */
+  async function transcribe(transcriptId: string): Promise<TranscriptionSummary> {
+    const em = orm.em.fork();
+    const prepared = await transcriptionFailures.run(() => prepareTranscription(em, deps, transcriptId));
+    if (prepared.kind === 'completed') return prepared.summary;
+    const context = Context.current();
+    let progress = { bytesDone: 0, bytesTotal: prepared.job.sizeBytes };
+    const alive = setInterval(() => context.heartbeat(progress), HEARTBEAT_EVERY_MS);
+    let result;
+    try {
+      result = await runTranscription(store, prepared.job, {
+        signal: context.cancellationSignal,
+        progress: (bytes) => {
+          progress = bytes;
+          context.heartbeat(progress);
+        },
+      });
+    } catch (err) {
+      // Transient failures are retried until the window ends (docs/decisions.md §9), then the transcript fails with the reason.
+      throw failureWithinWindow(providerFailure(transcriptionFailures.map(err)), deps.postMeetingRetryWindowSeconds, TRANSCRIPTION_FAILURE.retryWindowEnded);
+    } finally {
+      clearInterval(alive);
+    }
+    return storeTranscription(em, prepared.job, result);
+  }
+
   return withSafeFailures({
     /**
      * `processing` (a completed or failed transcript is left as it is and said so), with the retry window the
@@ -51,34 +81,20 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
       return { status, retryWindowSeconds: deps.postMeetingRetryWindowSeconds };
     },
 
-    /**
-     * Streams the recording from S3 to the transcript's provider and stores the segments, text, word count and
-     * language, marking the transcript `completed`. A provider's permanent refusal is a non-retryable failure with
-     * the provider's reason; a transient one (429, 5xx, timeout) is thrown as retryable for the workflow's policy.
-     */
+    /** The transcription workflow's provider step: see transcribe above. */
     async transcribeRecording({ transcriptId }: { transcriptId: string }): Promise<TranscriptionSummary> {
-      const em = orm.em.fork();
-      const prepared = await transcriptionFailures.run(() => prepareTranscription(em, deps, transcriptId));
-      if (prepared.kind === 'completed') return prepared.summary;
-      const context = Context.current();
-      let progress = { bytesDone: 0, bytesTotal: prepared.job.sizeBytes };
-      const alive = setInterval(() => context.heartbeat(progress), HEARTBEAT_EVERY_MS);
-      let result;
-      try {
-        result = await runTranscription(store, prepared.job, {
-          signal: context.cancellationSignal,
-          progress: (bytes) => {
-            progress = bytes;
-            context.heartbeat(progress);
-          },
-        });
-      } catch (err) {
-        // Transient failures are retried until the window ends (docs/decisions.md §9), then the transcript fails with the reason.
-        throw failureWithinWindow(providerFailure(transcriptionFailures.map(err)), deps.postMeetingRetryWindowSeconds, TRANSCRIPTION_FAILURE.retryWindowEnded);
-      } finally {
-        clearInterval(alive);
-      }
-      return storeTranscription(em, prepared.job, result);
+      return transcribe(transcriptId);
+    },
+
+    /**
+     * Post-meeting's transcription in one step (workflows/post-meeting.ts since its inline-transcription patch):
+     * `processing`, then as transcribeRecording. A transcript that failed earlier stays failed (non-retryable
+     * `TranscriptionFailed`: the run records the step as failed and keeps the reason already stored).
+     */
+    async transcribePostMeetingRecording({ transcriptId }: { transcriptId: string }): Promise<TranscriptionSummary> {
+      const status = await transcriptionFailures.run(() => markProcessing(orm.em.fork(), transcriptId));
+      if (status === 'failed') throw ApplicationFailure.nonRetryable(`transcript ${transcriptId} failed earlier`, TRANSCRIPTION_FAILURE.failedEarlier);
+      return transcribe(transcriptId);
     },
 
     /** `failed` with the (redacted) reason; a completed transcript stays. */
