@@ -38,6 +38,8 @@ export interface TemporalServer {
   address: string;
   uiUrl: string | undefined;
   logFile: string;
+  /** The server's process id (bench/temporal-cost.ts reads its CPU time). */
+  pid: number;
   /** Settles when the server process has exited, for whatever reason. */
   exited: Promise<ExitStatus>;
   stop(): Promise<void>;
@@ -95,6 +97,7 @@ export async function startTemporal(options: TemporalOptions): Promise<TemporalS
     address,
     uiUrl: uiPort === undefined ? undefined : `http://${LOOPBACK}:${uiPort}`,
     logFile,
+    pid: proc.pid,
     exited: proc.exited,
     stop: () => proc.stop(),
   };

@@ -4,7 +4,9 @@
 // post-meeting children, post-meeting with its transcription child, a retention timer still sleeping), on the
 // time-skipping server with stub activities. A change that would break the runs in flight fails here (checked with
 // the quick database steps made local activities without a patch: every one failed with a nondeterminism error).
-// When a change is patched, record the new histories beside these and keep these.
+// When a change is patched, record the new histories beside these and keep these. The three named for their patch
+// (post-meeting-inline-transcription, recording-ingest-children-together, recording-retention-given-deadline; issue
+// 23) were recorded from the pipeline test's run on the dev server with the real activities.
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,8 +28,11 @@ beforeAll(() => {
 
 test('the fixtures cover each workflow of the recording pipeline', () => {
   expect(histories.map(([name]) => name)).toEqual([
+    'post-meeting-inline-transcription.json',
     'post-meeting.json',
+    'recording-ingest-children-together.json',
     'recording-ingest.json',
+    'recording-retention-given-deadline.json',
     'recording-retention-sleeping.json',
     'recording-retention.json',
     'transcription.json',

@@ -46,6 +46,7 @@ describe('recording → ingestion → transcript → summary → signed webhook'
   let tenant: TenantFixture;
   let roomId: string;
   let recordingId: string;
+  let queuedTranscriptId: string;
 
   beforeAll(async () => {
     tenant = await createTenant(stack.t);
@@ -143,6 +144,7 @@ describe('recording → ingestion → transcript → summary → signed webhook'
       .send({ room_id: roomId })
       .expect(202);
     await startedRun(stack.temporal, webhookDeliveryWorkflowId(resent.body.data.id));
+    queuedTranscriptId = queued.body.transcript_id;
     await startedRun(stack.temporal, transcriptionWorkflowId(queued.body.transcript_id));
     // The counter moves just after the start returns: read until it has (a generous deadline), then exactly one each.
     for (let i = 0; i < 100; i++) {
@@ -168,6 +170,25 @@ describe('recording → ingestion → transcript → summary → signed webhook'
     expect(transcriptions(afterMore)).toBe(2);
   });
 
+  test('the steps an operator sees: post-meeting transcribes in its own run; the retention timer sleeps from its first task', async () => {
+    const steps = async (workflowId: string) => {
+      const { events = [] } = await stack.temporal.workflow.getHandle(workflowId).fetchHistory();
+      return {
+        activities: events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : [])),
+        children: events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).length,
+        timers: events.filter((e) => e.timerStartedEventAttributes).length,
+      };
+    };
+    expect(await steps(postMeetingWorkflowId(recordingId))).toEqual({
+      activities: ['planPostMeeting', 'transcribePostMeetingRecording', 'summarisePostMeeting', 'completePostMeeting'],
+      children: 0,
+      timers: 0,
+    });
+    // The ingestion read the retention deadline when it marked the recording ready: the timer needs no step first.
+    expect(await steps(`recording-retention-${recordingId}`)).toEqual({ activities: [], children: 0, timers: 1 });
+    expect(await steps(`recording-ingest-${recordingId}`)).toEqual({ activities: ['storeRecordingFile', 'markRecordingReady'], children: 2, timers: 0 });
+  });
+
   test('an operator finds every run of the pipeline by recording, room, tenant and delivery, and no history holds a secret', async () => {
     const ids = (runs: RunRef[]) => runs.map((r) => r.workflowId).sort();
     const deliveryId = String(receiver.received[0].headers['x-convene-delivery']);
@@ -182,8 +203,11 @@ describe('recording → ingestion → transcript → summary → signed webhook'
       pipelineRuns.every((w) => ids(runs).includes(w)),
     );
     expect(ids(byRecording)).toEqual(expect.arrayContaining(pipelineRuns));
-    // Its transcription ran as a child of post-meeting, with the recording's attributes too.
-    expect(byRecording.some((r) => r.workflowId.startsWith('transcription-'))).toBe(true);
+    // The transcription the test queued (Queue Transcription) is a run of its own, with the recording's attributes
+    // too; post-meeting's own transcript is made inside the post-meeting run (no child run for it).
+    const postMeetingTranscript = (await stack.t.request.get(`/api/v1/rooms/${roomId}/post-meeting-transcripts`).set(tenant.auth).expect(200)).body.data[0];
+    expect(ids(byRecording).filter((id) => id.startsWith('transcription-'))).toEqual([transcriptionWorkflowId(queuedTranscriptId)]);
+    expect(ids(byRecording)).not.toContain(transcriptionWorkflowId(postMeetingTranscript.id));
     // Every run found by the recording is about it: its own ids, its transcripts, its deliveries.
     for (const run of byRecording) expect(run.type).toMatch(/^(recording|postMeeting|transcription|webhookDelivery)/);
 

@@ -263,7 +263,7 @@ test('a failing AI provider: post-meeting still completes, the transcript is the
   // docs/decisions.md §13: no key or secret in any event of the runs (inputs, results, heartbeats, failures).
   const runs: Array<[string, string]> = [
     [postMeetingWorkflowId(recordingId), 'AI provider unavailable'], // a failure message: only in decoded payloads
-    [transcriptionWorkflowId(outcome.transcriptId), 'wordCount'], // the run's result payload
+    [postMeetingWorkflowId(recordingId), 'wordCount'], // the transcription step's result payload (transcribed in this run)
   ];
   for (const [workflowId, marker] of runs) {
     const text = await historyText(workflowId);
