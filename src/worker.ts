@@ -2,6 +2,9 @@ import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporal
 import { fileURLToPath } from 'node:url';
 import { webhookSettings } from './activities/deliveries.ts';
 import { createActivities } from './activities/index.ts';
+import { PROVIDER_CALL_ACTIVITIES } from './activities/transcription.ts';
+import { TRANSCRIPTION_PROVIDER_IDS } from './providers/registry.ts';
+import { transcriptionTaskQueue } from '../workflows/shared.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { serveWorkerMetrics } from './metrics/worker-endpoint.ts';
@@ -47,17 +50,51 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
     activities,
     ...workerTuning(config.worker),
   });
-  const running = worker.run();
+  const providerWorkers = await createProviderWorkers({ connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, activities }, providerLimits(config));
+  const running = Promise.all([worker.run(), ...providerWorkers.map((w) => w.run())]);
   logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address, ...config.worker }, 'Convene worker polling');
   const metricsEndpoint = config.metrics.workerPort > 0 ? await serveWorkerMetrics(config.metrics.workerPort, config.metrics.token, logger) : undefined;
   return async () => {
     // Synchronously first: the SDK's own SIGTERM handler would otherwise start draining and make this call throw.
-    worker.shutdown(); // finishes the tasks in hand, then run() resolves
+    for (const w of [worker, ...providerWorkers]) w.shutdown(); // each finishes the tasks in hand, then its run() resolves
     await metricsEndpoint?.stop();
     await running;
     await connection.close();
     await core.close();
   };
+}
+
+/** Each transcription provider's concurrency limit per worker process (`OPENAI_MAX_CONCURRENCY`, `DEEPGRAM_MAX_CONCURRENCY`). */
+export function providerLimits(config: Pick<Config, 'providers'>): Record<(typeof TRANSCRIPTION_PROVIDER_IDS)[number], number> {
+  return { openai: config.providers.openai.maxConcurrency, deepgram: config.providers.deepgram.maxConcurrency };
+}
+
+/**
+ * One activity-only worker per transcription provider, on the provider's own task queue (workflows/shared.ts
+ * transcriptionTaskQueue), running at most the provider's limit of calls at once: a call beyond it waits in Temporal
+ * (schedule-to-start, visible in the UI and the SDK metrics) and holds no slot of the main worker, whose uploads,
+ * database steps and deliveries go on (docs/scaling.md). Every provider gets one, usable or not: a tenant's own key
+ * can make a provider usable that the operator did not configure.
+ */
+export async function createProviderWorkers(
+  base: { connection: NativeConnection; namespace?: string; taskQueue: string; activities: object },
+  limits: Record<(typeof TRANSCRIPTION_PROVIDER_IDS)[number], number>,
+): Promise<Worker[]> {
+  const all = base.activities as Record<string, unknown>;
+  const calls = Object.fromEntries(PROVIDER_CALL_ACTIVITIES.map((name) => [name, all[name]]));
+  return Promise.all(
+    TRANSCRIPTION_PROVIDER_IDS.map((id) =>
+      Worker.create({
+        connection: base.connection,
+        namespace: base.namespace,
+        taskQueue: transcriptionTaskQueue(base.taskQueue, id),
+        activities: calls,
+        maxConcurrentActivityTaskExecutions: limits[id],
+        // A poller per slot at most: an idle worker holds few long polls open.
+        maxConcurrentActivityTaskPolls: Math.min(limits[id], 2),
+      }),
+    ),
+  );
 }
 
 /** The worker settings of src/config.ts as the SDK's options (docs/scaling.md: what to start from). */

@@ -37,4 +37,6 @@ export interface PostMeetingPlan {
 export interface PostMeetingTranscript {
   transcriptId: string;
   completed: boolean;
+  /** Its provider's id: the provider call runs on that provider's task queue (workflows/shared.ts). */
+  provider?: string;
 }

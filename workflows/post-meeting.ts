@@ -14,6 +14,7 @@ import {
   log,
   patched,
   proxyActivities,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { failureMessage, isFailureOfType } from './failures.ts';
 import type { PostMeetingActivities } from '../src/activities/post-meeting.ts';
@@ -23,6 +24,7 @@ import {
   databaseStep,
   DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS,
   searchAttributesFor,
+  transcriptionTaskQueue,
   transcriptionWorkflowId,
   type PostMeetingInput,
 } from './shared.ts';
@@ -91,7 +93,7 @@ export async function postMeetingWorkflow({ recordingId, run }: PostMeetingInput
     // A re-run keeps a completed transcript (docs/decisions.md §9): nothing to transcribe again.
     if (transcriptId && !created?.completed) {
       try {
-        if (inline) await transcribe(transcriptId, retryWindowSeconds);
+        if (inline) await transcribe(transcriptId, retryWindowSeconds, created?.provider);
         else {
           await executeChild(transcriptionWorkflow, {
             workflowId: transcriptionWorkflowId(transcriptId),
@@ -133,12 +135,14 @@ export async function postMeetingWorkflow({ recordingId, run }: PostMeetingInput
 /**
  * The transcript, as the transcription workflow makes it but in this run: `processing`, streamed to the provider,
  * stored; on failure `failed` with the reason, rethrown for the errors[] entry. A vanished transcript ends the step.
+ * The call runs on its provider's task queue, where the provider's concurrency limit makes it wait in Temporal.
  */
-async function transcribe(transcriptId: string, retryWindowSeconds: number): Promise<void> {
+async function transcribe(transcriptId: string, retryWindowSeconds: number, providerId: string | undefined): Promise<void> {
   try {
     // The window, plus one full attempt begun just before it ends (as in workflows/transcription.ts).
     await provider.transcribePostMeetingRecording.executeWithOptions(
       {
+        ...(providerId ? { taskQueue: transcriptionTaskQueue(workflowInfo().taskQueue, providerId) } : {}),
         summary: 'mark processing, stream the recording to the provider, store the segments',
         scheduleToCloseTimeout: (retryWindowSeconds + TRANSCRIBE_ATTEMPT_SECONDS) * 1000,
       },

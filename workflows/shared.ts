@@ -31,6 +31,13 @@ export const tenantPurgeWorkflowId = (tenantId: string) => `tenant-purge-${tenan
 export const postMeetingWorkflowId = (recordingId: string, run = 1) => (run > 1 ? `post-meeting-${recordingId}-${run}` : `post-meeting-${recordingId}`);
 /** One transcript: stream the audio from S3 to the provider, store the segments. */
 export const transcriptionWorkflowId = (transcriptId: string) => `transcription-${transcriptId}`;
+/**
+ * The task queue of one transcription provider's calls: every worker serves it with at most that provider's
+ * `*_MAX_CONCURRENCY` activities at once (src/worker.ts), so calls beyond the limit wait in Temporal
+ * (schedule-to-start) instead of holding an activity slot of the worker's main queue (docs/scaling.md).
+ */
+export const transcriptionTaskQueue = (taskQueue: string, providerId: string) => `${taskQueue}-transcription-${providerId}`;
+
 /** One outgoing webhook delivery: sign, POST, record the attempt, sleep per the schedule (docs/decisions.md §10). */
 export const webhookDeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
 

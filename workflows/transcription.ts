@@ -1,10 +1,10 @@
 // One transcript: mark it `processing`, stream the recording from S3 to the provider, store the segments (all in the
 // activity, so the transcript never travels through the history), or mark it `failed` with the reason.
 // The id is transcription-<transcriptId> (workflows/shared.ts); started by Queue Transcription and by post-meeting.
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { TranscriptionActivities } from '../src/activities/transcription.ts';
 import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
-import { databaseStep, DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS, type TranscriptionInput } from './shared.ts';
+import { databaseStep, DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS, transcriptionTaskQueue, type TranscriptionInput } from './shared.ts';
 import { failureMessage, isFailureOfType } from './failures.ts';
 
 // Database updates: they wait out the database (docs/decisions.md §15).
@@ -40,6 +40,13 @@ export interface TranscriptionOutcome {
   language: string | null;
 }
 
+/**
+ * Runs started from here on call the provider on its own task queue (workflows/shared.ts transcriptionTaskQueue), where
+ * the provider's concurrency limit makes the call wait in Temporal rather than in a worker's activity slot. Runs in
+ * flight at the upgrade call it on the workflow's queue, as they did.
+ */
+export const PROVIDER_QUEUE_PATCH = 'transcription-provider-queue';
+
 export async function transcriptionWorkflow({ transcriptId }: TranscriptionInput): Promise<TranscriptionOutcome> {
   const marked = await bookkeeping.markTranscriptProcessing.executeWithOptions({ summary: 'mark transcript processing' }, [{ transcriptId }]);
   const { status } = marked;
@@ -48,10 +55,12 @@ export async function transcriptionWorkflow({ transcriptId }: TranscriptionInput
     throw ApplicationFailure.nonRetryable(`transcript ${transcriptId} failed earlier`, 'TranscriptionFailed');
   }
   try {
+    const onProviderQueue = marked.provider && patched(PROVIDER_QUEUE_PATCH);
     // The window, plus one full attempt begun just before it ends: an attempt that stalls (a heartbeat or
     // start-to-close timeout) never reaches the activity's own window check, so this bounds it (as ingestion does).
     const result = await provider.transcribeRecording.executeWithOptions(
       {
+        ...(onProviderQueue ? { taskQueue: transcriptionTaskQueue(workflowInfo().taskQueue, marked.provider) } : {}),
         summary: 'stream the recording to the provider, store the segments',
         scheduleToCloseTimeout: (retryWindowSeconds + TRANSCRIBE_ATTEMPT_SECONDS) * 1000,
       },

@@ -22,7 +22,7 @@ import type { TenantService } from '../modules/tenants/tenant.service.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import { ProviderError } from '../providers/types.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
-import { TRANSCRIPTION_FAILURE, type PostMeetingPlan } from '../../workflows/post-meeting-types.ts';
+import { TRANSCRIPTION_FAILURE, type PostMeetingPlan, type PostMeetingTranscript } from '../../workflows/post-meeting-types.ts';
 import { failureWithinWindow } from './retry-window.ts';
 import { permanentFailures, withSafeFailures } from './safe-failure.ts';
 import { TRANSCRIPTION_PERMANENT_FAILURES } from './transcription.ts';
@@ -60,7 +60,7 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
     },
 
     /** The transcript post-meeting makes, once per recording; null with an `errors[]` entry when none can be made. */
-    async createPostMeetingTranscript({ recordingId }: { recordingId: string }): Promise<{ transcriptId: string; completed: boolean } | null> {
+    async createPostMeetingTranscript({ recordingId }: { recordingId: string }): Promise<PostMeetingTranscript | null> {
       return postMeetingFailures.run(() => createPostMeetingTranscript(orm.em.fork(), deps, recordingId));
     },
 

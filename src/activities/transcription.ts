@@ -76,9 +76,9 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
      * `processing` (a completed or failed transcript is left as it is and said so), with the retry window the
      * provider step is bounded by (POST_MEETING_RETRY_WINDOW, docs/decisions.md §9).
      */
-    async markTranscriptProcessing({ transcriptId }: { transcriptId: string }): Promise<{ status: Transcript['status']; retryWindowSeconds: number }> {
-      const status = await transcriptionFailures.run(() => markProcessing(orm.em.fork(), transcriptId));
-      return { status, retryWindowSeconds: deps.postMeetingRetryWindowSeconds };
+    async markTranscriptProcessing({ transcriptId }: { transcriptId: string }): Promise<{ status: Transcript['status']; retryWindowSeconds: number; provider: string }> {
+      const { status, provider } = await transcriptionFailures.run(() => markProcessing(orm.em.fork(), transcriptId));
+      return { status, retryWindowSeconds: deps.postMeetingRetryWindowSeconds, provider };
     },
 
     /** The transcription workflow's provider step: see transcribe above. */
@@ -92,7 +92,7 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
      * `TranscriptionFailed`: the run records the step as failed and keeps the reason already stored).
      */
     async transcribePostMeetingRecording({ transcriptId }: { transcriptId: string }): Promise<TranscriptionSummary> {
-      const status = await transcriptionFailures.run(() => markProcessing(orm.em.fork(), transcriptId));
+      const { status } = await transcriptionFailures.run(() => markProcessing(orm.em.fork(), transcriptId));
       if (status === 'failed') throw ApplicationFailure.nonRetryable(`transcript ${transcriptId} failed earlier`, TRANSCRIPTION_FAILURE.failedEarlier);
       return transcribe(transcriptId);
     },
@@ -105,6 +105,12 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
 }
 
 export type TranscriptionActivities = ReturnType<typeof createTranscriptionActivities>;
+
+/**
+ * The activities a transcription provider's task queue serves (workflows/shared.ts transcriptionTaskQueue): the
+ * provider calls, and nothing else, so a provider's limit bounds exactly them.
+ */
+export const PROVIDER_CALL_ACTIVITIES = ['transcribeRecording', 'transcribePostMeetingRecording'] as const satisfies ReadonlyArray<keyof TranscriptionActivities>;
 
 /** The stages' permanent failures and the workflow's non-retryable types for them (post-meeting maps them too). */
 export const TRANSCRIPTION_PERMANENT_FAILURES: readonly PermanentFailure[] = [

@@ -28,6 +28,7 @@ import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adap
 import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
+import { createPipelineWorker, type PipelineWorker } from './pipeline-worker.ts';
 import { postMeetingWorkflowId, recordingIngestWorkflowId, webhookDeliveryWorkflowId } from '../../workflows/shared.ts';
 import { testActivities } from './activities.ts';
 import { configureWebhook } from './delivery-fixtures.ts';
@@ -59,7 +60,7 @@ export function definePostgresFaultPipelineTest(fault: PostgresFault): void {
   let media: DevMediaServer;
   let t: TestApp;
   let receiver: WebhookReceiver;
-  let worker: Worker;
+  let worker: PipelineWorker;
   let running: Promise<void>;
   const taskQueue = `pg-${fault}-${randomUUID()}`;
 
@@ -149,7 +150,7 @@ export function definePostgresFaultPipelineTest(fault: PostgresFault): void {
     );
     receiver = await startWebhookReceiver(WEBHOOK_SECRET);
     const base = testActivities(t, { provider: createHttpUpstreamAdapter({ baseUrl: media.url }) });
-    worker = await Worker.create({
+    worker = await createPipelineWorker({
       connection,
       taskQueue,
       workflowsPath: WORKFLOWS_PATH,

@@ -21,6 +21,7 @@ import { createProviderRegistry } from '../../src/providers/registry.ts';
 import { recordingObjectKey } from '../../src/storage/keys.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
+import { createPipelineWorker, type PipelineWorker } from '../helpers/pipeline-worker.ts';
 import type { PostMeetingOutcome } from '../../workflows/post-meeting.ts';
 import { postMeetingWorkflowId, searchAttributesFor, webhookDeliveryWorkflowId } from '../../workflows/shared.ts';
 import { testActivities } from '../helpers/activities.ts';
@@ -38,7 +39,7 @@ let t: TestApp;
 let media: DevMediaServer;
 let front: Server;
 let receiver: WebhookReceiver;
-let worker: Worker;
+let worker: PipelineWorker;
 let relay: HandoverRelay | undefined;
 let running: Promise<void>;
 let tenant: TenantFixture;
@@ -112,7 +113,7 @@ beforeEach(async () => {
   const handovers = new Handovers({ taskQueue });
   relay = new HandoverRelay({ orm: t.services.orm, client: env.client, handovers, logger: createLogger('silent'), pollMs: 200 });
   relay.start();
-  worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: WORKFLOWS_PATH, activities: testActivities(t, { providers, handovers }) });
+  worker = await createPipelineWorker({ connection: env.nativeConnection, taskQueue, workflowsPath: WORKFLOWS_PATH, activities: testActivities(t, { providers, handovers }) });
   running = worker.run();
 });
 

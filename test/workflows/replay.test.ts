@@ -4,9 +4,10 @@
 // post-meeting children, post-meeting with its transcription child, a retention timer still sleeping), on the
 // time-skipping server with stub activities. A change that would break the runs in flight fails here (checked with
 // the quick database steps made local activities without a patch: every one failed with a nondeterminism error).
-// When a change is patched, record the new histories beside these and keep these. The three named for their patch
-// (post-meeting-inline-transcription, recording-ingest-children-together, recording-retention-given-deadline; issue
-// 23) were recorded from the pipeline test's run on the dev server with the real activities.
+// When a change is patched, record the new histories beside these and keep these. The four named for their patch
+// (post-meeting-inline-transcription, recording-ingest-children-together, recording-retention-given-deadline,
+// transcription-provider-queue; issue 23) were recorded from the pipeline test's run on the dev server with the real
+// activities.
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,6 +36,7 @@ test('the fixtures cover each workflow of the recording pipeline', () => {
     'recording-retention-given-deadline.json',
     'recording-retention-sleeping.json',
     'recording-retention.json',
+    'transcription-provider-queue.json',
     'transcription.json',
   ]);
 });

@@ -1,6 +1,7 @@
 // The transcription workflow with real activities (PostgreSQL, SeaweedFS, the `openai` adapter) on Temporal's
 // time-skipping test server, so its bounded retry schedule runs in seconds. The provider is the development media
 // server behind a scripted front that answers the statuses a test asks for first (429, 500, 401), then passes through.
+import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
@@ -16,7 +17,8 @@ import { recordingObjectKey } from '../../src/storage/keys.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
-import { postMeetingWorkflowId, transcriptionWorkflowId } from '../../workflows/shared.ts';
+import { createPipelineWorker, type PipelineWorker } from '../helpers/pipeline-worker.ts';
+import { postMeetingWorkflowId, transcriptionTaskQueue, transcriptionWorkflowId } from '../../workflows/shared.ts';
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { testActivities } from '../helpers/activities.ts';
 import { storeReadyRecording } from '../helpers/stored-recording.ts';
@@ -27,7 +29,7 @@ let env: TestWorkflowEnvironment;
 let t: TestApp;
 let media: DevMediaServer;
 let front: Server;
-let worker: Worker;
+let worker: PipelineWorker;
 let running: Promise<void>;
 let tenant: TenantFixture;
 let roomId: string;
@@ -36,6 +38,9 @@ const taskQueue = `transcription-wf-${randomUUID()}`;
 /** Statuses the front answers before it lets requests through to the media server. */
 let script: number[] = [];
 let requests = 0;
+/** Requests the front is passing through right now, and the most it ever did at once. */
+let inFlight = 0;
+let mostInFlight = 0;
 
 beforeAll(async () => {
   quietSdkLogs();
@@ -49,6 +54,9 @@ beforeAll(async () => {
       req.on('end', () => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `scripted ${status}` } })));
       return;
     }
+    inFlight++;
+    mostInFlight = Math.max(mostInFlight, inFlight);
+    res.on('close', () => inFlight--);
     const upstream = httpRequest(`${media.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -67,7 +75,7 @@ beforeAll(async () => {
   const providers = createProviderRegistry({
     providers: { ...t.config.providers, openai: { ...t.config.providers.openai, baseUrl: `${frontUrl}/v1` } },
   });
-  worker = await Worker.create({
+  worker = await createPipelineWorker({
     connection: env.nativeConnection,
     taskQueue,
     workflowsPath: WORKFLOWS_PATH,
@@ -197,7 +205,7 @@ test('a WAV over the provider upload limit is read from S3 by ranges, sent in pa
   const limit = 100_000; // the 20 s recording is 320,044 bytes: 4 parts
   const splitQueue = `${taskQueue}-split`;
   const { frontUrl } = frontAddress();
-  const splitting = await Worker.create({
+  const splitting = await createPipelineWorker({
     connection: env.nativeConnection,
     taskQueue: splitQueue,
     workflowsPath: WORKFLOWS_PATH,
@@ -222,6 +230,57 @@ test('a WAV over the provider upload limit is read from S3 by ranges, sent in pa
   });
   expect(segments.at(-1)!.end).toBeCloseTo(20, 0); // the last part's times moved by its offset
 }, 60_000);
+
+test("a provider's limit holds in Temporal: with OPENAI_MAX_CONCURRENCY=1, three calls wait on the provider's task queue, one at a time", async () => {
+  const limitedQueue = `${taskQueue}-limit-1`;
+  const { frontUrl } = frontAddress();
+  const limited = await createPipelineWorker(
+    {
+      connection: env.nativeConnection,
+      taskQueue: limitedQueue,
+      workflowsPath: WORKFLOWS_PATH,
+      activities: testActivities(t, {
+        provider: createHttpUpstreamAdapter({ baseUrl: media.url }),
+        // The adapter's own limit stays at 4: only the provider queue's single slot can keep the calls apart.
+        providers: createProviderRegistry({ providers: { ...t.config.providers, openai: { ...t.config.providers.openai, baseUrl: `${frontUrl}/v1`, maxConcurrency: 4 } } }),
+      }),
+    },
+    { openai: 1, deepgram: 1 },
+  );
+  const ids = [await queued(), await queued(), await queued()];
+  mostInFlight = 0;
+  // A client that does not skip time: the server would skip ahead while two calls wait in the queue (a scheduled
+  // activity does not hold the clock as a running one does), to the runs' timeouts.
+  const realTime = new Client({ connection: env.connection, namespace: env.namespace });
+  await limited.runUntil(
+    Promise.all(
+      ids.map((id) =>
+        realTime.workflow.execute('transcriptionWorkflow', { taskQueue: limitedQueue, workflowId: transcriptionWorkflowId(id), args: [{ transcriptId: id }] }),
+      ),
+    ),
+  );
+  for (const id of ids) expect((await reload(id)).status).toBe('completed');
+  expect(mostInFlight).toBe(1);
+
+  // Each call was scheduled on the provider's queue and started only once the one before had finished: the waiting
+  // was done in Temporal (scheduled, not started), not by an activity holding a slot of the worker.
+  const calls = [];
+  for (const id of ids) {
+    const events = (await env.client.workflow.getHandle(transcriptionWorkflowId(id)).fetchHistory()).events ?? [];
+    const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'transcribeRecording')!;
+    expect(scheduled.activityTaskScheduledEventAttributes!.taskQueue!.name).toBe(transcriptionTaskQueue(limitedQueue, 'openai'));
+    const started = events.find((e) => e.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === scheduled.eventId!.toString())!;
+    const completed = events.find((e) => e.activityTaskCompletedEventAttributes?.scheduledEventId?.toString() === scheduled.eventId!.toString())!;
+    calls.push({ started: eventMs(started), completed: eventMs(completed) });
+  }
+  calls.sort((a, b) => a.started - b.started);
+  for (let i = 1; i < calls.length; i++) expect(calls[i].started).toBeGreaterThanOrEqual(calls[i - 1].completed);
+}, 60_000);
+
+/** An event's time in ms. */
+function eventMs(event: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }): number {
+  return Number(event.eventTime?.seconds ?? 0) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6);
+}
 
 describe('post-meeting processing', () => {
   beforeAll(async () => {

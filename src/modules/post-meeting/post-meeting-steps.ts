@@ -95,10 +95,10 @@ export async function createPostMeetingTranscript(
   em: EntityManager,
   deps: { store: Pick<ObjectStore, 'bucket' | 'archiveBucket'>; tenants: Tenants; providers: ProviderRegistry },
   recordingId: string,
-): Promise<{ transcriptId: string; completed: boolean } | null> {
+): Promise<{ transcriptId: string; completed: boolean; provider: string } | null> {
   const { recording, config } = await loadRecording(em, deps.tenants, recordingId);
   const row = await em.findOneOrFail(PostMeetingResultSchema, { recording: recordingId }, { populate: ['transcript'] });
-  if (row.transcript) return { transcriptId: row.transcript.id, completed: row.transcript.status === 'completed' };
+  if (row.transcript) return { transcriptId: row.transcript.id, completed: row.transcript.status === 'completed', provider: row.transcript.provider };
   if (!storedLocation(recording, deps.store)) {
     await appendErrors(em, recordingId, [
       { field: 'recording', code: 'recording_unavailable', message: `the recording file is not available (status ${recording.status})` },
@@ -114,7 +114,7 @@ export async function createPostMeetingTranscript(
   const transcript = createPendingTranscript(em, recording, 'post_meeting', choice.provider);
   row.transcript = transcript;
   await em.flush();
-  return { transcriptId: transcript.id, completed: false };
+  return { transcriptId: transcript.id, completed: false, provider: transcript.provider };
 }
 
 /** What the summary step has to do. */

@@ -56,15 +56,19 @@ async function loadTranscript(em: EntityManager, transcriptId: string): Promise<
   return transcript;
 }
 
-/** `processing` (a completed or failed transcript is left as it is); its status after. */
-export async function markProcessing(em: EntityManager, transcriptId: string, now: Date = new Date()): Promise<Transcript['status']> {
+/** `processing` (a completed or failed transcript is left as it is); its status after, and its provider. */
+export async function markProcessing(
+  em: EntityManager,
+  transcriptId: string,
+  now: Date = new Date(),
+): Promise<{ status: Transcript['status']; provider: string }> {
   const transcript = await loadTranscript(em, transcriptId);
   if (transcript.status === 'pending') {
     transcript.status = 'processing';
     transcript.startedAt ??= now;
     await em.flush();
   }
-  return transcript.status;
+  return { status: transcript.status, provider: transcript.provider };
 }
 
 /** prepare: a completed transcript is answered from its row; else the job for its provider. */

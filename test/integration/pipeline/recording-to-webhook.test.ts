@@ -1,7 +1,7 @@
 // The whole product path in one run, as a tenant sees it: a recording made at the (development) media provider is
 // ingested into S3, transcribed by the `openai` provider (the development media server), summarised by the builtin
 // analyser, and delivered as a signed `meeting.recording_ready` webhook to a real receiver; the delivery log shows it.
-import { postMeetingWorkflowId, transcriptionWorkflowId, webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
+import { postMeetingWorkflowId, transcriptionTaskQueue, transcriptionWorkflowId, webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
 import { createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
 import { freePort } from '../../helpers/free-port.ts';
 import { createRecordingStack, type RecordingStack } from '../../helpers/recording-stack.ts';
@@ -172,7 +172,7 @@ describe('recording → ingestion → transcript → summary → signed webhook'
 
   test('the steps an operator sees: post-meeting transcribes in its own run; the retention timer sleeps from its first task', async () => {
     const steps = async (workflowId: string) => {
-      const { events = [] } = await stack.temporal.workflow.getHandle(workflowId).fetchHistory();
+      const events = (await stack.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
       return {
         activities: events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : [])),
         children: events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).length,
@@ -184,6 +184,10 @@ describe('recording → ingestion → transcript → summary → signed webhook'
       children: 0,
       timers: 0,
     });
+    // The provider call ran on the provider's own task queue, which every worker serves within OPENAI_MAX_CONCURRENCY.
+    const events = (await stack.temporal.workflow.getHandle(postMeetingWorkflowId(recordingId)).fetchHistory()).events ?? [];
+    const call = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'transcribePostMeetingRecording');
+    expect(call?.activityTaskScheduledEventAttributes?.taskQueue?.name).toBe(transcriptionTaskQueue(stack.taskQueue, 'openai'));
     // The ingestion read the retention deadline when it marked the recording ready: the timer needs no step first.
     expect(await steps(`recording-retention-${recordingId}`)).toEqual({ activities: [], children: 0, timers: 1 });
     expect(await steps(`recording-ingest-${recordingId}`)).toEqual({ activities: ['storeRecordingFile', 'markRecordingReady'], children: 2, timers: 0 });
