@@ -173,8 +173,10 @@ export interface RetentionInput {
 
 /** One line for the Temporal UI's run list (staticSummary, docs/decisions.md §13): room names are user text, so bounded. */
 export function roomLabel(room: { id: string; name?: string | null }): string {
-  const name = room.name?.replace(/\s+/g, ' ').trim();
-  return name ? `"${name.length > 60 ? `${name.slice(0, 59)}…` : name}"` : room.id;
+  // Cut by code points: a cut inside a surrogate pair ("𝓣", two UTF-16 units) leaves a lone surrogate, which
+  // PostgreSQL's jsonb (the hand-over row holding the summary) refuses, so a Delete Room answered 500 (found by the fuzzer).
+  const chars = Array.from(room.name?.replace(/\s+/g, ' ').trim() ?? '');
+  return chars.length > 0 ? `"${chars.length > 60 ? `${chars.slice(0, 59).join('')}…` : chars.join('')}"` : room.id;
 }
 
 /** Error types activities throw that retrying cannot fix. */

@@ -136,6 +136,20 @@ test('delete is permanent: 204, then 404, rows gone', async () => {
   expect(rows[0].n).toBe(0);
 });
 
+test('a room named in characters beyond the BMP (two UTF-16 units each), longer than a run summary keeps: Delete Room answers 204, the summary cut between characters', async () => {
+  // Found by the fuzzer: the summary recorded for the room's recording-stop run was cut inside a surrogate pair, and
+  // PostgreSQL refused the lone half (the hand-over row is jsonb), so Delete Room answered 500.
+  const name = '𝓣𝓱𝓮 𝓺𝓾𝓲𝓬𝓴 𝓫𝓻𝓸𝔀𝓷 𝓯𝓸𝔁 '.repeat(4).trim(); // 63 characters, 126 UTF-16 units
+  const room = await createRoom(t, tenant, { name });
+  await t.request.delete(`/api/v1/rooms/${room.id}`).set(tenant.auth).expect(204);
+  const rows = await t.services.orm.em.fork().getConnection().execute('select start from workflow_handovers where workflow_id = ?', [`room-recording-stop-${room.id}`]);
+  expect(rows).toHaveLength(1);
+  const summary = (rows[0].start as { summary: string }).summary;
+  expect(summary.isWellFormed()).toBe(true);
+  expect(summary.endsWith('…"')).toBe(true);
+  expect(Array.from(summary.slice(summary.indexOf('"') + 1, -2))).toHaveLength(59);
+});
+
 test('ending and deleting a room publish domain events for the real-time layer', async () => {
   const seen: string[] = [];
   const stop = t.services.events.subscribe((e) => seen.push(`${e.type}:${e.roomId}`));
