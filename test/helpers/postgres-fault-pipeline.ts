@@ -70,6 +70,13 @@ export function definePostgresFaultPipelineTest(fault: PostgresFault): void {
   let stoppedNow: () => void = () => {};
   /** Post-meeting runs that have planned wait here until the outage has begun, so their completion meets it. */
   let outageBegun: Promise<void> = Promise.resolve();
+  /**
+   * Settles once a post-meeting run has planned (Y's, the first). The outage after X's upload waits for it: else,
+   * should Y's first workflow task come late (a busy, cold CI machine), Y's plan meets the outage instead of its
+   * completion, and the test waits for completion attempts that cannot begin (seen once in a clean-clone run).
+   */
+  let planned: Promise<void> = Promise.resolve();
+  let notePlanned: () => void = () => {};
 
   /**
    * The highest attempt each (workflow, activity) has begun, as the worker saw it. Counted here rather than read with
@@ -162,12 +169,14 @@ export function definePostgresFaultPipelineTest(fault: PostgresFault): void {
           const stored = await base.storeRecordingFile(...args);
           if (stopAfterUpload) {
             stopAfterUpload = false;
+            await planned;
             await stopDatabase();
           }
           return stored;
         },
         planPostMeeting: async (...args: Parameters<typeof base.planPostMeeting>) => {
           const plan = await base.planPostMeeting(...args);
+          notePlanned();
           await outageBegun;
           return plan;
         },
@@ -236,6 +245,7 @@ export function definePostgresFaultPipelineTest(fault: PostgresFault): void {
     // completion (result `completed`, delivery row, delivery hand-over in one transaction) right after it planned.
     let begin: () => void = () => {};
     outageBegun = new Promise<void>((resolve) => (begin = resolve));
+    planned = new Promise<void>((resolve) => (notePlanned = resolve));
     const outage = new Promise<void>((resolve) => (stoppedNow = resolve));
     void outage.then(begin);
     stopAfterUpload = true;
