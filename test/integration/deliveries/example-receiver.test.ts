@@ -28,6 +28,17 @@ async function waitForOutput(text: string): Promise<void> {
   expect(output).toContain(text);
 }
 
+/**
+ * The receiver prints a delivery as two writes (its line, then the payload), which may reach this process apart: the
+ * output is settled once the payload's closing brace, at the start of a line, follows `text`.
+ */
+async function waitForDelivery(text: string): Promise<void> {
+  await waitForOutput(text);
+  const printed = () => output.slice(output.indexOf(text)).includes('\n}\n');
+  for (let i = 0; i < 40 && !printed(); i++) await new Promise((r) => setTimeout(r, 50));
+  expect(printed()).toBe(true);
+}
+
 afterAll(() => {
   child?.kill('SIGTERM');
 });
@@ -64,7 +75,7 @@ test('a wrong secret, a changed body or a timestamp more than 300 s old is refus
 
 test('in production the sender refuses a loopback or plain-http receiver before connecting, as a retryable failure', async () => {
   const port = new URL(url).port;
-  await waitForOutput('delivery delivery-5'); // the receiver's output about the earlier tests has arrived
+  await waitForDelivery('delivery delivery-5'); // the receiver's output about the earlier tests has arrived, payload too
   const before = output.length;
   const loopback = await sendWebhook({ ...request, url: `https://127.0.0.1:${port}/hook`, deliveryId: 'delivery-6', production: true });
   expect(loopback).toMatchObject({ kind: 'retry', statusCode: null });
