@@ -209,7 +209,7 @@ export function definePostgresFaultPipelineTest(fault: PostgresFault): void {
     await receiver?.close();
     await postgres?.stop();
     await rm(dir, { recursive: true, force: true });
-  });
+  }, 180_000); // stopping the worker, the app and a durable cluster took over 60 s once, in a loaded clean-clone run
 
   /** Waits (generously, the time logged) until the run's activity has begun its attempt number `attempts`. */
   async function outlastAttempts(workflowId: string, activity: string, attempts: number): Promise<number> {
