@@ -52,9 +52,11 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
     async planPostMeeting({ withTranscript, ...input }: { recordingId: string; run?: number; withTranscript?: boolean }): Promise<PostMeetingPlan> {
       const stageDeps = { tenants: deps.tenants, logger: deps.logger, retryWindowSeconds: deps.postMeetingRetryWindowSeconds };
       return postMeetingFailures.run(async () => {
-        const plan = await planPostMeeting(orm.em.fork(), stageDeps, input);
+        // One entity manager for both stages: the transcript step finds the recording, tenant and result row the plan loaded.
+        const em = orm.em.fork();
+        const plan = await planPostMeeting(em, stageDeps, input);
         if (!withTranscript) return plan;
-        const transcript = plan.transcribe && !plan.alreadyCompleted ? await createPostMeetingTranscript(orm.em.fork(), deps, input.recordingId) : null;
+        const transcript = plan.transcribe && !plan.alreadyCompleted ? await createPostMeetingTranscript(em, deps, input.recordingId) : null;
         return { ...plan, transcript };
       });
     },

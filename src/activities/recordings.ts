@@ -77,8 +77,10 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       stored: StoredRecording;
       durationSeconds: number | null;
     }): Promise<{ changed: boolean; tenantId: string; purgeAt: string | null }> {
-      const marked = await ingestionFailures.run(() => markReady(orm.em.fork(), store, input));
-      const purgeAt = await retentionDeadline(orm.em.fork(), deps.tenants, { recordingId: input.recordingId, tenantId: marked.tenantId });
+      // One entity manager: the deadline reads the recording markReady just loaded from its identity map, not again.
+      const em = orm.em.fork();
+      const marked = await ingestionFailures.run(() => markReady(em, store, input));
+      const purgeAt = await retentionDeadline(em, deps.tenants, { recordingId: input.recordingId, tenantId: marked.tenantId });
       return { ...marked, purgeAt: purgeAt?.toISOString() ?? null };
     },
 
