@@ -32,7 +32,9 @@ export interface paths {
         /**
          * Readiness probe
          * @description Checks that the database, Temporal and the object store are reachable. Answers 503 with the same body shape
-         *     (not the error envelope) when any of them is not, marking the failing part `error`.
+         *     (not the error envelope) when any of them is not, marking the failing part `error`. The answer is at most 1 s
+         *     old: probes that arrive together share one round of checks, and a check that takes over 3 s is cancelled and
+         *     reported as `error`, so probing often costs the dependencies nothing extra.
          */
         get: operations["getReadiness"];
         put?: never;

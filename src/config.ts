@@ -63,7 +63,7 @@ export interface Config {
    */
   trustProxy: string | undefined;
   /** The HTTP server's limits (src/http/server.ts): slow or oversized requests are cut off. */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxHeadersCount: number };
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; writeTimeoutMs: number; maxHeadersCount: number };
   /** WebSocket caps (docs/decisions.md §11): sockets per participant (the oldest is replaced) and upgrades per address. */
   ws: { maxSocketsPerParticipant: number; upgradesPerAddressPerMinute: number };
   tokens: { issuer: string; audience: string; tenantAccessTtl: number; participantTtl: number; refreshTtl: number };
@@ -405,7 +405,8 @@ class Reader {
   /**
    * The HTTP server's timeouts: headers within 20 s (a client trickling its headers is cut off), the whole request
    * (bodies are at most 1 MiB) within 60 s, an idle keep-alive connection kept 5 s (Node's default; behind a load
-   * balancer, set it above the balancer's idle timeout), at most 100 header lines (more: 400).
+   * balancer, set it above the balancer's idle timeout), a response taken by the client within 60 s of its headers
+   * (a client that stops reading is dropped, docs/decisions.md §16), at most 100 header lines (more: 400).
    */
   httpTimeouts(): Config['http'] {
     const headersTimeoutMs = this.integer('HTTP_HEADERS_TIMEOUT_MS', 20_000, 100, 600_000);
@@ -415,6 +416,7 @@ class Reader {
       headersTimeoutMs,
       requestTimeoutMs,
       keepAliveTimeoutMs: this.integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+      writeTimeoutMs: this.integer('HTTP_WRITE_TIMEOUT_MS', 60_000, 100, 3_600_000),
       maxHeadersCount: this.integer('HTTP_MAX_HEADERS_COUNT', 100, 20, 2000),
     };
   }

@@ -1,4 +1,5 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import onHeaders from 'on-headers';
 import type { Duplex } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
 import type { Config } from '../config.ts';
@@ -9,7 +10,8 @@ import { ApiError, errorBody } from '../domain/errors.ts';
  * `Content-Length` that is not a number, an oversized header block) never reaches Express; Node's default answer is a
  * bare `400` with no body. Here it gets the same envelope as every other refusal (docs/decisions.md §3: JSON, `X-Request-Id`),
  * so a client — or the contract fuzzer — sees one error shape whatever it sends. With `limits` (config.http), a client
- * too slow with its headers or its request is answered 408 and disconnected.
+ * too slow with its headers or its request is answered 408 and disconnected, and one that stops reading its response
+ * is disconnected after the write timeout (docs/decisions.md §16).
  */
 export function createHttpServer(listener: RequestListener, limits?: Config['http']): Server {
   const server = createServer(
@@ -23,11 +25,32 @@ export function createHttpServer(listener: RequestListener, limits?: Config['htt
           connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(limits.headersTimeoutMs / 4))),
         }
       : {},
-    listener,
+    limits
+      ? (req, res) => {
+          dropUnreadResponse(res, limits.writeTimeoutMs);
+          listener(req, res);
+        }
+      : listener,
   );
   if (limits) server.maxHeadersCount = limits.maxHeadersCount;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerUnparsable(err, socket));
   return server;
+}
+
+/**
+ * A response whose client stops reading would hold its socket and its buffered body for as long as the client likes
+ * (Node has no write timeout: `server.timeout` is 0). From the moment the headers are written, the whole response must
+ * be taken within `ms`; otherwise the connection is destroyed and the buffered body freed. The clock starts at the
+ * headers, not at the request, so a slow handler is not cut off by it.
+ */
+function dropUnreadResponse(res: ServerResponse, ms: number): void {
+  onHeaders(res, () => {
+    const timer = setTimeout(() => res.destroy(), ms);
+    timer.unref();
+    const stop = () => clearTimeout(timer);
+    res.once('finish', stop);
+    res.once('close', stop);
+  });
 }
 
 function answerUnparsable(err: NodeJS.ErrnoException, socket: Duplex): void {

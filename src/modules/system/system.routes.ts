@@ -2,23 +2,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { Request, Response } from 'express';
-import type { components } from '../../../generated/openapi.ts';
 import { publicHandler, type Handlers } from '../../http/handler.ts';
 import { ASYNCAPI_PATH, OPENAPI_PATH } from '../../http/spec.ts';
+import { cachedReadiness, type ReadinessChecks } from './readiness.ts';
 
-export type ReadinessCheck = () => Promise<void>;
-/** One check per dependency the spec's `Readiness` names. */
-export type ReadinessChecks = Record<keyof components['schemas']['Readiness']['checks'], ReadinessCheck>;
-
-/** A check's state: `error` when it fails or takes longer than 3 s. */
-async function probe(check: ReadinessCheck): Promise<'ok' | 'error'> {
-  try {
-    await withTimeout(check(), 3000);
-    return 'ok';
-  } catch {
-    return 'error';
-  }
-}
+export type { ReadinessChecks } from './readiness.ts';
 
 const DOCS_PATH = new URL('../../../generated/docs.html', import.meta.url);
 const ASYNCAPI_DOCS_PATH = new URL('../../../generated/asyncapi.html', import.meta.url);
@@ -30,14 +18,12 @@ const ASYNCAPI_DOCS_PATH = new URL('../../../generated/asyncapi.html', import.me
 export function systemRoutes(deps: { checks: ReadinessChecks }): Handlers {
   const openapi = readFileSync(OPENAPI_PATH, 'utf8');
   const asyncapi = readFileSync(ASYNCAPI_PATH, 'utf8');
+  const readiness = cachedReadiness(deps.checks);
   return {
     getHealth: publicHandler<'getHealth'>(() => ({ status: 200, body: { status: 'ok' } })),
     getReadiness: publicHandler<'getReadiness'>(async () => {
-      const { database, temporal, storage } = deps.checks;
-      const [db, workflows, objects] = await Promise.all([probe(database), probe(temporal), probe(storage)]);
-      const checks = { database: db, temporal: workflows, storage: objects };
-      if (Object.values(checks).every((state) => state === 'ok')) return { status: 200, body: { status: 'ok', checks } };
-      return { status: 503, body: { status: 'error', checks } };
+      const body = await readiness();
+      return { status: body.status === 'ok' ? 200 : 503, body };
     }),
     getOpenApiSpec: (_req, res) => {
       res.type('application/yaml').send(openapi);
@@ -76,7 +62,8 @@ function docsHandler(): (req: Request, res: Response) => void {
     "frame-ancestors 'none'",
   ].join('; ');
   return (req, res) => {
-    res.set({ ETag: etag, 'Cache-Control': 'public, max-age=300', Vary: 'Accept-Encoding' });
+    // vary() adds to the Vary that CORS may have set (Origin); setting the header would replace it.
+    res.set({ ETag: etag, 'Cache-Control': 'public, max-age=300' }).vary('Accept-Encoding');
     const cached = req.get('If-None-Match');
     if (cached && cached.split(',').some((tag) => tag.trim() === etag)) {
       res.status(304).end();
@@ -89,12 +76,4 @@ function docsHandler(): (req: Request, res: Response) => void {
       res.send(html);
     }
   };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -100,6 +100,22 @@ describe('actual requests', () => {
       expect([401, 404, 405]).toContain(res.status);
       expect(res.headers['access-control-allow-origin']).toBe(LISTED);
       expect(res.headers['access-control-expose-headers']).toBe(EXPOSED);
+      expect(res.headers.vary).toMatch(/Origin/);
+    }
+  });
+
+  test('the public pages keep Vary: Origin beside their own Vary (the docs page varies by encoding too), also on a 304', async () => {
+    const docs = await t.request.get('/docs').set('Origin', LISTED).set('Accept-Encoding', 'gzip');
+    expect(docs.status).toBe(200);
+    expect(docs.headers['access-control-allow-origin']).toBe(LISTED);
+    expect(docs.headers.vary).toMatch(/Origin/);
+    expect(docs.headers.vary).toMatch(/Accept-Encoding/);
+    const cached = await t.request.get('/docs').set('Origin', LISTED).set('If-None-Match', docs.headers.etag);
+    expect(cached.status).toBe(304);
+    expect(cached.headers.vary).toMatch(/Origin/);
+    for (const path of ['/', '/docs/asyncapi', '/healthz', '/readyz', '/api/v1/openapi.yaml', '/api/v1/asyncapi.yaml']) {
+      const res = await t.request.get(path).set('Origin', LISTED);
+      expect({ path, vary: res.headers.vary }).toEqual({ path, vary: expect.stringMatching(/Origin/) });
     }
   });
 

@@ -1,5 +1,6 @@
 // The HTTP server's limits from config (src/http/server.ts): a client that trickles its headers is answered 408 and
-// disconnected; more header lines than maxHeadersCount are refused.
+// disconnected; more header lines than maxHeadersCount are refused; a client that stops reading its response is
+// disconnected after the write timeout (docs/decisions.md §16).
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -8,14 +9,23 @@ import { createHttpServer } from '../../../src/http/server.ts';
 let server: Server;
 let port: number;
 const seen: Array<Record<string, unknown>> = [];
+/** How each /big response ended: taken whole (`finished`) or dropped. */
+const bigEnds: Array<'finished' | 'dropped'> = [];
+const BIG = 64 * 1024 * 1024; // far more than the loopback's socket buffers hold
 
 beforeAll(async () => {
   server = createHttpServer(
     (req, res) => {
+      if (req.url?.startsWith('/big')) {
+        const size = req.url === '/big/small' ? 1024 * 1024 : BIG;
+        res.on('close', () => bigEnds.push(res.writableFinished ? 'finished' : 'dropped'));
+        res.end(Buffer.alloc(size, 'x'));
+        return;
+      }
       seen.push(req.headers);
       res.end('ok');
     },
-    { headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 1000, maxHeadersCount: 20 },
+    { headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 1000, writeTimeoutMs: 1500, maxHeadersCount: 20 },
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -53,3 +63,25 @@ test('a complete request is served; one with more header lines than maxHeadersCo
   expect(crowded).toContain('Request headers are too large');
   expect(seen).toHaveLength(1);
 });
+
+test('a client that stops reading its response is disconnected after the write timeout; a reading one gets it whole', async () => {
+  // The reader takes 1 MiB and sees the connection end normally.
+  const whole = await exchange('GET /big/small HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  expect(whole.length).toBeGreaterThan(1024 * 1024);
+  expect(bigEnds).toEqual(['finished']);
+
+  // The stalled client asks for 64 MiB and never reads: the server drops the response and closes the connection.
+  const stalled = connect(port, '127.0.0.1');
+  stalled.pause();
+  const closed = new Promise<void>((resolve) => stalled.once('close', () => resolve()));
+  stalled.on('error', () => {}); // the reset of a dropped connection is the expected outcome
+  stalled.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\n');
+  await waitUntil(() => bigEnds.length === 2);
+  expect(bigEnds).toEqual(['finished', 'dropped']);
+  stalled.resume(); // drain what the kernel buffered, so the client sees the end
+  await closed;
+});
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 50));
+}
