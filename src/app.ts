@@ -8,7 +8,7 @@ import { createCredentialResolver } from './auth/credentials.ts';
 import { AllowedOrigins } from './http/allowed-origins.ts';
 import { AuthFailureLimiter } from './http/address-limit.ts';
 import { createAuthenticator } from './http/authenticate.ts';
-import { compileTrustProxy } from './http/client-address.ts';
+import { compileTrustProxy, useClientAddress } from './http/client-address.ts';
 import { cors } from './http/cors.ts';
 import { errorMiddleware, routeNotFound } from './http/errors.ts';
 import { inputGuard } from './http/input-guard.ts';
@@ -75,7 +75,7 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // req.ip and the per-address limit agree on who the client is (TRUST_PROXY, src/http/client-address.ts).
-  app.set('trust proxy', compileTrustProxy(config.trustProxy));
+  useClientAddress(app, compileTrustProxy(config.trustProxy));
   const authFailures = deps.authFailures ?? createAuthFailureLimiter(deps);
   app.set('query parser', 'simple');
 

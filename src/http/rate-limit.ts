@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { rateLimit, type ClientRateLimitInfo, type Options, type Store } from 'express-rate-limit';
 import type { Orm } from '../db/orm.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -7,9 +7,13 @@ const WINDOW_MS = 60_000;
 
 /**
  * Per-tenant request rate (docs/decisions.md §3): at most `perMinute` requests per fixed one-minute window, counted in
- * PostgreSQL so the limit holds however many API instances serve the tenant (issue 10). Runs after authentication,
- * keyed by tenant; the admin is not limited. If the counter cannot be written (database down) the request passes:
- * the limit must never be what takes the API down, and the request will meet the same database anyway.
+ * PostgreSQL so the limit holds however many API instances serve the tenant. Runs after authentication and counts
+ * only a tenant's callers (its keys and tokens, its participants), under the tenant's key. The admin and the media
+ * provider's notifications are not counted at all (docs/decisions.md §16): a notification carries no principal, and
+ * counting them under one shared key refused every tenant's notifications once all tenants together passed the
+ * limit. (A notification's bad signature counts against its address instead, src/http/address-limit.ts.) If the
+ * counter cannot be written (database down) the request passes: the limit must never be what takes the API down, and
+ * the request will meet the same database anyway.
  */
 export function tenantRateLimit(perMinute: number, orm: Orm): RequestHandler {
   return rateLimit({
@@ -19,11 +23,8 @@ export function tenantRateLimit(perMinute: number, orm: Orm): RequestHandler {
     legacyHeaders: false,
     store: new PostgresRateLimitStore(orm),
     passOnStoreError: true,
-    keyGenerator: (req) => {
-      const p = req.principal;
-      return p && p.kind !== 'admin' ? `tenant:${p.tenantId}` : 'admin';
-    },
-    skip: (req) => req.principal?.kind === 'admin',
+    skip: (req) => tenantOf(req.principal) === undefined,
+    keyGenerator: (req) => `tenant:${tenantOf(req.principal)}`,
     handler: (req, _res, next, options) => {
       // Until the shared window ends (not a whole window from now).
       const reset = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
@@ -31,6 +32,11 @@ export function tenantRateLimit(perMinute: number, orm: Orm): RequestHandler {
       next(new ApiError('RATE_LIMITED', `More than ${options.limit} requests per minute`, { headers: { 'Retry-After': String(retryAfter) } }));
     },
   });
+}
+
+/** The tenant a caller acts for; undefined for the admin and for a request without a principal (a notification). */
+function tenantOf(principal: Request['principal']): string | undefined {
+  return principal && principal.kind !== 'admin' ? principal.tenantId : undefined;
 }
 
 /** What one instance holds of a key's current window: hits claimed in the database and not yet served here. */
@@ -69,6 +75,8 @@ export class PostgresRateLimitStore implements Store {
   private readonly orm: Orm;
   private readonly claimed = new Map<string, Claimed>();
   private readonly claiming = new Map<string, Promise<void>>();
+  /** The start of the window (database clock) whose predecessors this store last deleted. */
+  private sweptBefore = 0;
 
   constructor(orm: Orm) {
     this.orm = orm;
@@ -119,15 +127,32 @@ export class PostgresRateLimitStore implements Store {
        returning hits, window_start, extract(epoch from window_start - now()) * 1000 as starts_in_ms`,
       [key, this.windowSeconds, this.windowSeconds, size],
     );
-    const { hits, window_start: start, starts_in_ms: startsIn } = rows[0] as { hits: number; window_start: Date; starts_in_ms: string | number };
+    const { hits, window_start: start, starts_in_ms: startsIn } = rows[0] as { hits: number; window_start: Date | string; starts_in_ms: string | number };
     const base = hits - size;
     const granted = Math.max(0, Math.min(size, this.limit - base));
     this.claimed.delete(key); // re-inserted last: the Map's first key is the one used longest ago
     this.claimed.set(key, { endsAt: Date.now() + Number(startsIn) + this.windowSeconds * 1000, base, granted, left: granted });
     if (this.claimed.size > MAX_KEYS) this.claimed.delete(this.claimed.keys().next().value!);
-    // The first claim of a window is the moment the key's earlier windows became dead weight: drop them then. No timer,
-    // so nothing runs for a store nobody uses any more (a timer per app outlived test files and stopped apps).
-    if (base === 0) await this.execute('delete from rate_limit_windows where key = ? and window_start < ?', [key, start]);
+    await this.sweepEndedWindows(new Date(start));
+  }
+
+  /**
+   * Windows that ended are deleted (docs/decisions.md §16), every key's, so the table holds the current windows only and
+   * an address seen once does not stay for ever. Piggybacked on the first claim of each window on this store: one
+   * indexed range delete per window and instance, not a delete inside every upsert (the hot path stays one statement)
+   * and no timer (nothing runs for a store nobody uses any more; a timer per app outlived test files and stopped apps).
+   * With several instances the first to claim in a new window finds the rows; the others' deletes find none. (Every
+   * store on this table counts in one-minute windows, so "ended" means the same for all of them.)
+   */
+  private async sweepEndedWindows(currentStart: Date): Promise<void> {
+    if (currentStart.getTime() <= this.sweptBefore) return;
+    this.sweptBefore = currentStart.getTime(); // before the await: one sweep per window even when claims race
+    try {
+      await this.execute('delete from rate_limit_windows where window_start < ?', [currentStart]);
+    } catch {
+      // Housekeeping only: the claim itself succeeded, so the request is not failed for it; the next claim tries again.
+      this.sweptBefore = 0;
+    }
   }
 
   async decrement(key: string): Promise<void> {

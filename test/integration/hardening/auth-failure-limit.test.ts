@@ -15,8 +15,8 @@ async function insideOneWindow(): Promise<void> {
 }
 
 beforeAll(async () => {
-  // Loopback is the trusted proxy here, so each test speaks for a client address of its own via X-Forwarded-For.
-  t = await createTestApp({ AUTH_FAILURE_LIMIT_PER_MINUTE: String(LIMIT), TRUST_PROXY: 'loopback' });
+  // Loopback (and 10/8) are the trusted proxies, so each test speaks for a client address of its own via X-Forwarded-For.
+  t = await createTestApp({ AUTH_FAILURE_LIMIT_PER_MINUTE: String(LIMIT), TRUST_PROXY: 'loopback, 10.0.0.0/8' });
   tenant = await createTenant(t);
   const lookup = t.services.tenants.idByApiKey.bind(t.services.tenants);
   t.services.tenants.idByApiKey = (em, key) => {
@@ -69,6 +69,55 @@ test('the public token operations count every call', async () => {
   const refused = await t.request.post('/api/v1/auth/refresh').set(client).send({ refresh_token: 'x' });
   expect(refused.status).toBe(429);
   expect(refused.headers['retry-after']).toBeDefined();
+});
+
+test('with a list of proxies, what the client prepends to X-Forwarded-For does not give it a fresh address', async () => {
+  await insideOneWindow();
+  // The client forges a new first entry each time; the trusted proxies (10.20.30.40, then loopback) append what they saw.
+  for (let i = 0; i < LIMIT; i++) {
+    const res = await t.request.get('/api/v1/rooms').set(from(`198.18.0.${i}, 203.0.113.70, 10.20.30.40`)).set('X-API-Key', 'cvn_wrong');
+    expect(res.status).toBe(401);
+  }
+  expect((await t.request.get('/api/v1/rooms').set(from('198.18.0.99, 203.0.113.70, 10.20.30.40')).set('X-API-Key', 'cvn_wrong')).status).toBe(429);
+});
+
+/** The address keys the per-address limit has counted under, as stored. */
+async function addressKeys(app: TestApp): Promise<string[]> {
+  const rows: Array<{ key: string }> = await app.services.orm.em.getConnection().execute(`select key from rate_limit_windows where key like 'addr:%'`);
+  return rows.map((r) => r.key);
+}
+
+describe('TRUST_PROXY as a hop count', () => {
+  let behindTwo: TestApp;
+  beforeAll(async () => {
+    // Two proxies in front of the API: the socket's peer (loopback here) and the one it reports.
+    behindTwo = await createTestApp({ AUTH_FAILURE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: '2' });
+  }, 60_000);
+  afterAll(() => behindTwo?.close());
+
+  test('counted from the socket: the client is two hops in, whatever it prepended', async () => {
+    await insideOneWindow();
+    for (let i = 0; i < 3; i++) {
+      const res = await behindTwo.request.get('/api/v1/rooms').set(from(`198.18.1.${i}, 203.0.113.60, 10.0.0.5`)).set('X-API-Key', 'cvn_wrong');
+      expect(res.status).toBe(401);
+    }
+    expect((await behindTwo.request.get('/api/v1/rooms').set(from('198.18.1.99, 203.0.113.60, 10.0.0.5')).set('X-API-Key', 'cvn_wrong')).status).toBe(429);
+    // Another client behind the same proxies has its own count.
+    expect((await behindTwo.request.get('/api/v1/rooms').set(from('203.0.113.61, 10.0.0.5')).set('X-API-Key', 'cvn_wrong')).status).toBe(401);
+  });
+
+  test('a value that is not an IP address is ignored: never a key, never a fresh budget', async () => {
+    await insideOneWindow();
+    // The outer proxy (198.51.100.20) reported a made-up client each time: the proxy itself is counted.
+    for (let i = 0; i < 3; i++) {
+      const res = await behindTwo.request.get('/api/v1/rooms').set(from(`not-an-ip-${i}, 198.51.100.20`)).set('X-API-Key', 'cvn_wrong');
+      expect(res.status).toBe(401);
+    }
+    expect((await behindTwo.request.get('/api/v1/rooms').set(from('unknown, 198.51.100.20')).set('X-API-Key', 'cvn_wrong')).status).toBe(429);
+    const keys = await addressKeys(behindTwo);
+    expect(keys).toContain('addr:198.51.100.20');
+    expect(keys.filter((k) => !/^addr:[0-9a-f.:]+(\/64)?$/.test(k))).toEqual([]);
+  });
 });
 
 describe('without TRUST_PROXY', () => {
