@@ -1,4 +1,5 @@
-// A receiver for Convene's `meeting.recording_ready` webhook, ready to copy (docs/webhooks.md explains each step).
+// A receiver for Convene's `meeting.recording_ready` webhook, ready to copy (docs/webhooks.md explains each step). Try it
+// first with a test event (POST /api/v1/webhooks/test): it is verified like any delivery and printed as such.
 //
 //   WEBHOOK_SECRET=whsec_change_me_please npx node examples/webhook-receiver.ts     # listens on 127.0.0.1:9000/hook
 //
@@ -56,6 +57,10 @@ const server = createServer((req, res) => {
     // 5. Only now parse the body (it is authentic) and answer quickly; do slow work after answering.
     const payload = JSON.parse(rawBody.toString('utf8'));
     res.writeHead(200).end('ok');
+    if (payload.event === 'webhook.test') {
+      console.log(`test event ${deliveryId} for tenant ${payload.tenant?.id}: signature valid, this receiver is set up`);
+      return;
+    }
     console.log(`delivery ${deliveryId} ${header(req.headers['x-convene-event'])}: signature valid`);
     console.log(
       JSON.stringify(

@@ -180,8 +180,11 @@ export interface components {
              * @example 1736937000
              */
             "X-Convene-Timestamp": string;
-            /** @constant */
-            "X-Convene-Event": "meeting.recording_ready";
+            /**
+             * @description The body's `event`.
+             * @enum {string}
+             */
+            "X-Convene-Event": "meeting.recording_ready" | "webhook.test";
             /** @description The delivery id, the same on every attempt of one delivery; use it to deduplicate. */
             "X-Convene-Delivery": components["schemas"]["Id"];
             /** @constant */
@@ -253,6 +256,20 @@ export interface components {
             /** @description Machine-readable reason, for example `transcription_failed`, `ai_processing_failed`, `recording_unavailable`. */
             code: string;
             message: string;
+        };
+        /**
+         * @description Body of the `webhook.test` event. It is signed and sent exactly like `meeting.recording_ready` (verify it
+         *     the same way) and carries no meeting data.
+         */
+        WebhookTestPayload: {
+            /** @constant */
+            event: "webhook.test";
+            /** @description When the payload was generated. */
+            timestamp: components["schemas"]["Timestamp"];
+            tenant: {
+                /** @description The tenant whose webhook this is. */
+                id: components["schemas"]["Id"];
+            };
         };
         /**
          * @description Body of the `meeting.recording_ready` webhook. `recording`, `transcript`, `summary` and `action_items`
@@ -354,6 +371,7 @@ export type WebhookRecording = components["schemas"]["WebhookRecording"];
 export type TranscriptSegment = components["schemas"]["TranscriptSegment"];
 export type WebhookTranscript = components["schemas"]["WebhookTranscript"];
 export type WebhookError = components["schemas"]["WebhookError"];
+export type WebhookTestPayload = components["schemas"]["WebhookTestPayload"];
 export type MeetingRecordingReadyPayload = components["schemas"]["MeetingRecordingReadyPayload"];
 export type UpstreamSignatureHeaders = components["schemas"]["UpstreamSignatureHeaders"];
 export type RecordingReadyNotification = components["schemas"]["RecordingReadyNotification"];
@@ -423,7 +441,8 @@ export type CloseCode = (typeof CloseCode)[keyof typeof CloseCode];
 
 /** Webhooks Convene sends (body types). */
 export type OutgoingWebhookPayload =
-    | MeetingRecordingReadyPayload;
+    | MeetingRecordingReadyPayload
+    | WebhookTestPayload;
 
 /** Webhooks Convene receives (body types). */
 export type IncomingWebhookPayload =

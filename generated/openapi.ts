@@ -353,7 +353,9 @@ export interface paths {
          *       metadata addresses); `http` and loopback are accepted otherwise.
          *
          *     Secrets (`post_meeting_webhook.secret`, provider `api_key`s) are stored encrypted and shown masked (last 4
-         *     characters) in every response.
+         *     characters) in every response. A config read with Get Tenant and sent back whole changes no secret: a secret
+         *     field whose value is exactly the mask shown for the stored secret keeps it; any other value starting with
+         *     `****` is `400 VALIDATION_ERROR` naming the field.
          */
         patch: operations["updateTenantConfig"];
         trace?: never;
@@ -1063,6 +1065,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to the post-meeting webhook
+         * @description Sends one signed `webhook.test` event to the tenant's configured `post_meeting_webhook.url`, now, so a receiver
+         *     can be checked before any meeting: the same headers (`X-Convene-Signature`, `X-Convene-Timestamp`,
+         *     `X-Convene-Event: webhook.test`, `X-Convene-Delivery`) and the same signature as a real delivery, with the body
+         *     `{ "event": "webhook.test", "timestamp", "tenant": { "id" } }`. It is one attempt (no retry schedule), recorded
+         *     in the delivery log like any delivery: follow it with Get Webhook Delivery. The webhook does not need to be
+         *     `enabled` yet, only configured; without a URL and secret the answer is `400 INVALID_STATE`.
+         */
+        post: operations["sendTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1079,7 +1106,8 @@ export interface components {
         /** @description A tenant API key, `cvn_` followed by at least 32 random bytes in base64url. */
         ApiKey: string;
         /**
-         * @description A stored secret shown masked, `****` followed by its last 4 characters.
+         * @description A stored secret shown masked, `****` followed by its last 4 characters (`********` for a secret shorter than
+         *     8). Sent back unchanged in Update Tenant Config, it keeps the stored secret.
          * @example ****x7Qe
          */
         MaskedSecret: string;
@@ -1445,7 +1473,12 @@ export interface components {
              * @description The tenant's endpoint. Must be `https` with a public address in production.
              */
             url?: string;
-            /** @description Signing secret (recommended prefix `whsec_`). Stored encrypted, shown masked. */
+            /**
+             * @description Signing secret, at least 16 characters (recommended prefix `whsec_`). Stored encrypted, shown masked
+             *     (`****` + its last 4 characters). Sending back exactly the mask Get Tenant shows keeps the stored secret,
+             *     so a config read and sent back whole changes nothing; any other value starting with `****` is
+             *     `400 VALIDATION_ERROR` naming this field (a mask is never stored as a secret).
+             */
             secret?: string;
             include_recording?: boolean;
             include_transcript?: boolean;
@@ -1454,13 +1487,21 @@ export interface components {
             /** @description Transcription for this webhook's processing; `null` removes it (deployment default is used). */
             transcription?: {
                 provider?: components["schemas"]["ProviderId"];
-                /** @description The tenant's own key for that provider. Stored encrypted, shown masked. */
+                /**
+                 * @description The tenant's own key for that provider. Stored encrypted, shown masked. Sending back exactly the mask
+                 *     Get Tenant shows keeps the stored key; any other value starting with `****` is
+                 *     `400 VALIDATION_ERROR` naming this field (a mask is never stored as a key).
+                 */
                 api_key?: string;
             } | null;
             /** @description AI summary and action items; `null` removes it (`builtin` is used). */
             ai?: {
                 provider?: components["schemas"]["AiProvider"];
-                /** @description The tenant's own key for the AI provider. Stored encrypted, shown masked. */
+                /**
+                 * @description The tenant's own key for the AI provider. Stored encrypted, shown masked. Sending back exactly the mask
+                 *     Get Tenant shows keeps the stored key; any other value starting with `****` is
+                 *     `400 VALIDATION_ERROR` naming this field (a mask is never stored as a key).
+                 */
                 api_key?: string;
                 model?: components["schemas"]["AiModel"];
             } | null;
@@ -1827,16 +1868,19 @@ export interface components {
         WebhookDeliverySummary: {
             /** @description Also sent to the receiver as `X-Convene-Delivery`. */
             id: components["schemas"]["Uuid"];
-            /** @enum {string} */
-            event: "meeting.recording_ready";
+            /**
+             * @description `webhook.test` for a test event (Send Test Webhook).
+             * @enum {string}
+             */
+            event: "meeting.recording_ready" | "webhook.test";
             status: components["schemas"]["WebhookDeliveryStatus"];
             /**
              * Format: uri
              * @description The endpoint this delivery is sent to.
              */
             url: string;
-            /** @description The meeting (room) the event is about. */
-            room_id: components["schemas"]["Uuid"];
+            /** @description The meeting (room) the event is about; null for a test event. */
+            room_id: components["schemas"]["Uuid"] | null;
             /** @description The recording the event is about. */
             recording_id: components["schemas"]["Uuid"] | null;
             attempt_count: number;
@@ -1867,11 +1911,11 @@ export interface components {
         WebhookDelivery: {
             id: components["schemas"]["Uuid"];
             /** @enum {string} */
-            event: "meeting.recording_ready";
+            event: "meeting.recording_ready" | "webhook.test";
             status: components["schemas"]["WebhookDeliveryStatus"];
             /** Format: uri */
             url: string;
-            room_id: components["schemas"]["Uuid"];
+            room_id: components["schemas"]["Uuid"] | null;
             recording_id: components["schemas"]["Uuid"] | null;
             attempt_count: number;
             last_response_status_code: number | null;
@@ -4449,6 +4493,50 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sendTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery is queued; its one attempt follows at once. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01931d02-3c4b-7a59-8f6e-d7c8b9a0f1e3",
+                     *         "event": "webhook.test",
+                     *         "status": "pending",
+                     *         "url": "https://hooks.acme-learning.example/convene",
+                     *         "room_id": null,
+                     *         "recording_id": null,
+                     *         "attempt_count": 0,
+                     *         "last_response_status_code": null,
+                     *         "next_attempt_at": "2024-11-21T08:00:00.000Z",
+                     *         "resent_from": null,
+                     *         "created_at": "2024-11-21T08:00:00.000Z",
+                     *         "completed_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliverySummaryResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestOrInvalidState"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

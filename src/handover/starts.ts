@@ -118,7 +118,7 @@ export const starts = {
     deliveryId: string;
     event: string;
     tenantId: string;
-    roomId: string;
+    roomId: string | null;
     recordingId: string | null;
     resentFrom?: string | null;
     retryDelaysSeconds: number[];

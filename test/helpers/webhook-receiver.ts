@@ -12,7 +12,12 @@ import { verifyWebhook } from '../../src/security/signatures.ts';
 const schemas = JSON.parse(readFileSync(new URL('../../generated/asyncapi-schemas.json', import.meta.url), 'utf8'));
 const ajv = new Ajv({ allErrors: true, strict: true });
 addFormats.default(ajv);
-const validatePayload = ajv.compile(schemas.webhooks.outgoing['meeting.recording_ready']);
+// One validator per outgoing event; a body is checked against the schema its own `event` names.
+const validators = new Map(Object.entries(schemas.webhooks.outgoing).map(([event, schema]) => [event, ajv.compile(schema as object)]));
+function schemaErrorsOf(json: any): string | null {
+  const validate = validators.get(json?.event) ?? validators.get('meeting.recording_ready')!;
+  return validate(json) ? null : ajv.errorsText(validate.errors);
+}
 
 export type ScriptedAnswer =
   | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number }
@@ -69,7 +74,7 @@ export async function startWebhookReceiver(secret: string, path = '/hooks/conven
           req.headers['x-convene-timestamp'] as string | undefined,
           rawBody,
         ),
-        schemaErrors: validatePayload(json) ? null : ajv.errorsText(validatePayload.errors),
+        schemaErrors: schemaErrorsOf(json),
         receivedAt: Date.now(),
       });
       for (const wake of waiters.splice(0)) wake();

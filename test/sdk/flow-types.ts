@@ -41,6 +41,8 @@ export interface FlowResult {
   };
   /** Resend Webhook Delivery (its 202 answer), then Get Webhook Delivery of the new one once finished. */
   resent: { id: string; resentFrom: string | null; queuedStatus: string; status: string };
+  /** The test event sent right after the webhook was configured (Send Test Webhook), as the delivery log shows it. */
+  testEvent: { id: string; event: string; queuedStatus: string; status: string; attemptCount: number };
   rotatedKeyWorks: boolean;
   oldKeyStatus: number;
   deletedStatus: number;

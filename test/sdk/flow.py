@@ -93,6 +93,18 @@ def main():
             ),
         ),
     )
+    # The receiver is checked before any meeting: one signed webhook.test, followed in the delivery log.
+    test_deliveries = cc.WebhookDeliveriesApi(tenant)
+    test_queued = test_deliveries.send_test_webhook().data
+
+    def test_event_done():
+        detail = test_deliveries.get_webhook_delivery(test_queued.id).data
+        if detail.status == cc.WebhookDeliveryStatus.FAILED:
+            raise RuntimeError(f"test event {detail.id} failed")
+        return detail if detail.status == cc.WebhookDeliveryStatus.SUCCEEDED else None
+
+    test_finished = until("the test event to succeed", test_event_done)
+    log(f"test event {test_queued.id}: {test_finished.status.value}")
 
     rooms = cc.RoomsApi(tenant)
     room = rooms.create_room(
@@ -242,6 +254,13 @@ def main():
             "resentFrom": resent.resent_from,
             "queuedStatus": resent.status.value,
             "status": resent_finished.status.value,
+        },
+        "testEvent": {
+            "id": test_queued.id,
+            "event": test_finished.event,
+            "queuedStatus": test_queued.status.value,
+            "status": test_finished.status.value,
+            "attemptCount": test_finished.attempt_count,
         },
         "rotatedKeyWorks": rotated_key_works,
         "oldKeyStatus": old_key_status,

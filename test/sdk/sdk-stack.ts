@@ -79,7 +79,12 @@ export async function expectFlowSucceeded(result: FlowResult, { stack, receiver 
   });
   expect(result.resent).toEqual({ id: expect.any(String), resentFrom: result.delivery.id, queuedStatus: 'pending', status: 'succeeded' });
   expect(result.resent.id).not.toBe(result.delivery.id);
-  const hooks = await receiver.waitFor(2);
+  expect(result.testEvent).toEqual({ id: expect.any(String), event: 'webhook.test', queuedStatus: 'pending', status: 'succeeded', attemptCount: 1 });
+  const [test, ...hooks] = await receiver.waitFor(3);
+  expect(test.headers['x-convene-delivery']).toBe(result.testEvent.id);
+  expect(test.headers['x-convene-event']).toBe('webhook.test');
+  expect(test.signatureValid).toBe(true);
+  expect(test.json).toEqual({ event: 'webhook.test', timestamp: expect.any(String), tenant: { id: result.tenantId } });
   expect(hooks.map((hook) => hook.headers['x-convene-delivery'])).toEqual([result.delivery.id, result.resent.id]);
   for (const hook of hooks) {
     expect(hook.signatureValid).toBe(true);

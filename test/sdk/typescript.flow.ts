@@ -73,6 +73,15 @@ export async function runTypeScriptFlow({ baseUrl, adminKey, webhookUrl, webhook
       postMeetingWebhook: { enabled: true, url: webhookUrl, secret: webhookSecret, includeRecording: true },
     },
   });
+  // The receiver is checked before any meeting: one signed webhook.test, followed in the delivery log.
+  const testDeliveries = new WebhookDeliveriesApi(tenant);
+  const testQueued = (await testDeliveries.sendTestWebhook()).data;
+  const testDone = await until('the test event to succeed', async () => {
+    const { data } = await testDeliveries.getWebhookDelivery({ id: testQueued.id });
+    if (data.status === 'failed') throw new Error(`test event ${data.id} failed`);
+    return data.status === 'succeeded' ? data : undefined;
+  });
+  log(`test event ${testQueued.id}: ${testDone.status}`);
 
   const rooms = new RoomsApi(tenant);
   const room = await rooms.createRoom({ createRoomRequest: { name: `sdk-ts-${Date.now()}`, config: { recordingEnabled: true } } });
@@ -187,6 +196,7 @@ export async function runTypeScriptFlow({ baseUrl, adminKey, webhookUrl, webhook
       })),
     },
     resent: { id: resent.id, resentFrom: resent.resentFrom ?? null, queuedStatus: resent.status, status: resentDone.status },
+    testEvent: { id: testQueued.id, event: testDone.event, queuedStatus: testQueued.status, status: testDone.status, attemptCount: testDone.attemptCount },
     rotatedKeyWorks,
     oldKeyStatus,
     deletedStatus,

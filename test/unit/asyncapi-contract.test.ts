@@ -70,8 +70,8 @@ describe('the event sets', () => {
     expect([...SERVER_EVENTS].sort()).toEqual(Object.keys(schemas.server).sort());
   });
 
-  test('one outgoing and one incoming webhook', () => {
-    expect(Object.keys(schemas.webhooks.outgoing)).toEqual(['meeting.recording_ready']);
+  test('two outgoing webhook events (the post-meeting one and the test event) and one incoming', () => {
+    expect(Object.keys(schemas.webhooks.outgoing).sort()).toEqual(['meeting.recording_ready', 'webhook.test']);
     expect(Object.keys(schemas.webhooks.incoming)).toEqual(['recording.ready']);
   });
 

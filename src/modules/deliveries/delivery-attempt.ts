@@ -12,10 +12,11 @@ import { metrics } from '../../metrics/metrics.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
-import { buildPayload } from './delivery-payload.ts';
+import { buildPayload, buildTestPayload } from './delivery-payload.ts';
 import { attemptOutcome, sendWebhook, type SendOutcome, type SendRequest } from './delivery-sender.ts';
 import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema, type DeliveryStatus, type WebhookDelivery } from './delivery.entity.ts';
 import type { WebhookSettings } from './webhook-settings.ts';
+import { webhookAccepts } from './webhook-target.ts';
 
 /** Stored attempt errors are cut to this many characters; durations to ten minutes. */
 const MAX_ERROR_CHARS = 1000;
@@ -80,11 +81,11 @@ export async function prepareAttempt(em: EntityManager, deps: PrepareDeps, input
   }
   const tenant = await em.findOne(TenantSchema, { id: delivery.tenant.id });
   const hook = tenant ? deps.tenants.effectiveConfig(tenant).post_meeting_webhook : null;
-  if (!hook?.enabled || !hook.secret) {
+  if (!webhookAccepts(hook, delivery.event)) {
     // Retrying will not change it: a final outcome, recorded as a failed attempt.
     return { kind: 'refused', delivery, outcome: { kind: 'final', statusCode: null, durationMs: 0, error: WEBHOOK_NO_LONGER_ENABLED, responseBody: null } };
   }
-  const { body } = await buildPayload(em, deps.store, delivery, hook);
+  const { body } = delivery.event === 'webhook.test' ? buildTestPayload(delivery) : await buildPayload(em, deps.store, delivery, hook);
   const { timeoutMs, production } = deps.webhooks;
   return {
     kind: 'send',

@@ -2,7 +2,7 @@
 // rows: the room, the recording, the post-meeting result and its transcript. The recording's download URL is presigned
 // here (valid 24 h), so a retry four hours later still carries a working link.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { MeetingRecordingReadyPayload } from '../../../generated/asyncapi.ts';
+import type { MeetingRecordingReadyPayload, WebhookTestPayload } from '../../../generated/asyncapi.ts';
 import { downloadFileName } from '../../storage/keys.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { ParticipantSchema } from '../participants/participant.entity.ts';
@@ -36,7 +36,9 @@ export async function buildPayload(
   now: Date = new Date(),
 ): Promise<{ body: string; payload: MeetingRecordingReadyPayload }> {
   const tenantId = delivery.tenant.id;
-  const room = await em.findOne(RoomSchema, { id: delivery.roomId, tenant: tenantId });
+  const roomId = delivery.roomId;
+  if (!roomId) throw new Error(`delivery ${delivery.id} of ${delivery.event} has no room`); // only the test event has none
+  const room = await em.findOne(RoomSchema, { id: roomId, tenant: tenantId });
   const recording = delivery.recordingId
     ? await em.findOne(RecordingSchema, { id: delivery.recordingId, tenant: tenantId })
     : null;
@@ -59,7 +61,7 @@ export async function buildPayload(
     event: 'meeting.recording_ready',
     timestamp: now.toISOString(),
     meeting: {
-      id: delivery.roomId,
+      id: roomId,
       name: room?.name ?? '',
       started_at: startedAt.toISOString(),
       ended_at: endedAt ? endedAt.toISOString() : null,
@@ -117,6 +119,12 @@ export async function buildPayload(
   if (include.include_action_items) payload.action_items = result?.actionItems ?? [];
 
   return fitToBound(payload, errors);
+}
+
+/** The `webhook.test` body (spec/asyncapi.yaml WebhookTestPayload): who it is for and when, no meeting data. */
+export function buildTestPayload(delivery: WebhookDelivery, now: Date = new Date()): { body: string; payload: WebhookTestPayload } {
+  const payload: WebhookTestPayload = { event: 'webhook.test', timestamp: now.toISOString(), tenant: { id: delivery.tenant.id } };
+  return { body: JSON.stringify(payload), payload };
 }
 
 /** Serialises; sheds transcript segments, then the transcript text, when the body would exceed MAX_PAYLOAD_BYTES. */

@@ -6,7 +6,8 @@ import { TenantSchema } from '../tenants/tenant.entity.ts';
 // was sent outlives a deleted room.
 
 export type DeliveryStatus = 'pending' | 'retrying' | 'succeeded' | 'failed';
-export type DeliveryEvent = 'meeting.recording_ready';
+/** What a delivery carries: the post-meeting result, or a test event the tenant asked for (docs/decisions.md §10). */
+export type DeliveryEvent = 'meeting.recording_ready' | 'webhook.test';
 
 export const WebhookDeliverySchema = defineEntity({
   name: 'WebhookDelivery',
@@ -27,7 +28,8 @@ export const WebhookDeliverySchema = defineEntity({
   properties: {
     id: p.uuid().primary(),
     tenant: () => p.manyToOne(TenantSchema).deleteRule('cascade'),
-    roomId: p.uuid(),
+    /** Null for a test event, which is about no meeting. */
+    roomId: p.uuid().nullable(),
     recordingId: p.uuid().nullable(),
     event: p.string().length(64).$type<DeliveryEvent>(),
     status: p.string().length(16).$type<DeliveryStatus>(),

@@ -14,7 +14,7 @@ export function deliverySummary(d: WebhookDelivery): Schemas['WebhookDeliverySum
     event: d.event,
     status: d.status,
     url: d.url,
-    room_id: d.roomId,
+    room_id: d.roomId ?? null,
     recording_id: d.recordingId ?? null,
     attempt_count: d.attemptCount,
     last_response_status_code: d.lastResponseStatusCode ?? null,
@@ -55,6 +55,10 @@ export function deliveryRoutes(deps: { deliveries: DeliveryService; em: () => En
     resendWebhookDelivery: handler<'resendWebhookDelivery'>(async ({ params }, principal) => ({
       status: 202,
       body: { data: deliverySummary(await deliveries.resend(em(), principal, params.id)) },
+    })),
+    sendTestWebhook: handler<'sendTestWebhook'>(async (_input, principal) => ({
+      status: 202,
+      body: { data: deliverySummary(await deliveries.sendTest(em(), principal)) },
     })),
   };
 }

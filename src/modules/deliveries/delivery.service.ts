@@ -1,5 +1,5 @@
-// The delivery log (docs/decisions.md §10): create a delivery (post-meeting and re-send share createDelivery), list, get with
-// attempts, re-send. Every query is scoped to the caller's tenant: another tenant's delivery is simply not found.
+// The delivery log (docs/decisions.md §10): create a delivery (post-meeting, re-send and the test event share createDelivery),
+// list, get with attempts, re-send, send a test event. Every query is scoped to the caller's tenant: another tenant's delivery is simply not found.
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7, validate as isUuid } from 'uuid';
@@ -13,23 +13,28 @@ import type { TenantService } from '../tenants/tenant.service.ts';
 import {
   WebhookDeliveryAttemptSchema,
   WebhookDeliverySchema,
+  type DeliveryEvent,
   type DeliveryStatus,
   type WebhookDelivery,
   type WebhookDeliveryAttempt,
 } from './delivery.entity.ts';
+import { TEST_EVENT_SCHEDULE, webhookAccepts } from './webhook-target.ts';
 
 export interface DeliverySubject {
   tenantId: string;
-  roomId: string;
+  /** Null for the test event, which is about no meeting. */
+  roomId: string | null;
   recordingId: string | null;
+  /** `meeting.recording_ready` when absent. */
+  event?: DeliveryEvent;
   resentFrom?: string | null;
   /** The post-meeting run whose result is delivered (docs/decisions.md §9 re-runs); 1 when absent. */
   postMeetingRun?: number;
 }
 
 /**
- * The one creation function: a `pending` delivery to the tenant's CURRENT webhook URL, or null when the tenant has no
- * enabled webhook. An original delivery (not a re-send) exists once per recording and post-meeting run: a repeat
+ * The one creation function: a `pending` delivery to the tenant's CURRENT webhook URL, or null when the tenant's webhook
+ * does not accept the event (webhook-target.ts). An original delivery (not a re-send) exists once per recording and post-meeting run: a repeat
  * returns the first.
  */
 export async function createDelivery(
@@ -39,7 +44,8 @@ export async function createDelivery(
 ): Promise<WebhookDelivery | null> {
   const tenant = await em.findOne(TenantSchema, { id: subject.tenantId });
   const hook = tenant ? tenants.effectiveConfig(tenant).post_meeting_webhook : null;
-  if (!hook?.enabled || !hook.url) return null;
+  const event = subject.event ?? 'meeting.recording_ready';
+  if (!webhookAccepts(hook, event)) return null;
   const resentFrom = subject.resentFrom ?? null;
   const postMeetingRun = subject.postMeetingRun ?? 1;
   const original = { recordingId: subject.recordingId, postMeetingRun, resentFrom: null };
@@ -52,7 +58,7 @@ export async function createDelivery(
     tenant: subject.tenantId,
     roomId: subject.roomId,
     recordingId: subject.recordingId,
-    event: 'meeting.recording_ready',
+    event,
     status: 'pending',
     url: hook.url,
     resentFrom,
@@ -71,13 +77,17 @@ export async function createDelivery(
   return delivery;
 }
 
-/** The hand-over of a delivery's workflow (post-meeting's and re-sends alike). */
-export function deliveryStart(delivery: WebhookDelivery, retryDelaysSeconds: number[]) {
+/**
+ * The hand-over of a delivery's workflow (post-meeting's, re-sends and test events alike), with the configured schedule,
+ * or the test event's single attempt.
+ */
+export function deliveryStart(delivery: WebhookDelivery, configuredDelaysSeconds: number[]) {
+  const retryDelaysSeconds = delivery.event === 'webhook.test' ? [...TEST_EVENT_SCHEDULE] : configuredDelaysSeconds;
   return starts.webhookDelivery({
     deliveryId: delivery.id,
     event: delivery.event,
     tenantId: delivery.tenant.id,
-    roomId: delivery.roomId,
+    roomId: delivery.roomId ?? null,
     recordingId: delivery.recordingId ?? null,
     resentFrom: delivery.resentFrom ?? null,
     retryDelaysSeconds,
@@ -131,12 +141,30 @@ export class DeliveryService {
     return handovers.transaction(em, async (tx) => {
       const delivery = await createDelivery(tx, this.#deps.tenants, {
         tenantId: original.tenant.id,
-        roomId: original.roomId,
+        roomId: original.roomId ?? null,
         recordingId: original.recordingId ?? null,
         resentFrom: original.id,
         postMeetingRun: original.postMeetingRun,
+        event: original.event,
       });
       if (!delivery) throw new ApiError('INVALID_STATE', 'The post-meeting webhook is not configured or not enabled');
+      await handovers.record(tx, deliveryStart(delivery, this.#deps.retryDelaysSeconds));
+      return delivery;
+    });
+  }
+
+  /**
+   * One signed `webhook.test` event to the tenant's configured webhook, as a delivery of one attempt (docs/decisions.md
+   * §10): the row and its workflow's hand-over commit together, like every delivery.
+   */
+  async sendTest(em: EntityManager, principal: Principal): Promise<WebhookDelivery> {
+    const tenantId = tenantOf(principal);
+    const { handovers } = this.#deps;
+    return handovers.transaction(em, async (tx) => {
+      const delivery = await createDelivery(tx, this.#deps.tenants, { tenantId, roomId: null, recordingId: null, event: 'webhook.test' });
+      if (!delivery) {
+        throw new ApiError('INVALID_STATE', 'No post-meeting webhook is configured: set post_meeting_webhook.url and secret first');
+      }
       await handovers.record(tx, deliveryStart(delivery, this.#deps.retryDelaysSeconds));
       return delivery;
     });

@@ -86,3 +86,12 @@ test('in production the sender refuses a loopback or plain-http receiver before 
   await new Promise((r) => setTimeout(r, 200));
   expect(output.slice(before)).toBe('');
 });
+
+test('a webhook.test event is verified like any delivery and reported as the receiver being set up', async () => {
+  const testBody = JSON.stringify({ event: 'webhook.test', timestamp: new Date().toISOString(), tenant: { id: '0192f0a0-0a1b-7c2d-8e3f-4a5b6c7d8e9f' } });
+  const sent = await sendWebhook({ ...request, url, event: 'webhook.test', body: testBody, deliveryId: 'delivery-8' });
+  expect(sent).toMatchObject({ kind: 'succeeded', statusCode: 200 });
+  const forged = await sendWebhook({ ...request, url, event: 'webhook.test', body: testBody, secret: 'whsec_someone_else', deliveryId: 'delivery-9' });
+  expect(forged).toMatchObject({ kind: 'final', statusCode: 401 });
+  await waitForOutput('test event delivery-8 for tenant 0192f0a0-0a1b-7c2d-8e3f-4a5b6c7d8e9f: signature valid, this receiver is set up');
+});
