@@ -201,6 +201,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     OPENAI_BASE_URL: `${media.url}/v1`,
     OPENAI_TRANSCRIPTION_MODEL: 'whisper-1',
     TRANSCRIPTION_DEFAULT_PROVIDER: 'openai',
+    // Recordings are downloaded from the development media server on loopback (docs/decisions.md §7).
+    SSRF_ALLOW_LOOPBACK: 'true',
     ...options.env,
   };
   const app = (role: 'api' | 'worker', logFile: string, extra: NodeJS.ProcessEnv = {}): ManagedProcess => {

@@ -78,6 +78,8 @@ async function main(): Promise<void> {
     S3_SECRET_ACCESS_KEY: settings.s3SecretAccessKey,
     ADMIN_API_KEY: settings.adminApiKey,
     SECRETS_KEY: process.env.SECRETS_KEY || (await persistentSecretsKey(settings.dataDir)),
+    // Recordings are downloaded from the development media server on loopback (docs/decisions.md §7); explicit settings win.
+    SSRF_ALLOW_LOOPBACK: process.env.SSRF_ALLOW_LOOPBACK || 'true',
   };
 
   const mediaServer = join(projectRoot, 'src', 'upstream', 'dev-media-server.ts');

@@ -35,6 +35,8 @@ export interface Config {
   webhookRetryDelays: number[];
   /** How long an outgoing webhook attempt waits for the receiver's whole answer (docs/decisions.md §10: 30 s). */
   webhookTimeoutMs: number;
+  /** Outside production, recording downloads may reach loopback addresses (docs/decisions.md §7, src/security/ssrf-guard.ts). */
+  ssrfAllowLoopback: boolean;
   /** How long ingestion retries transient upstream/storage failures before the recording fails, seconds (docs/decisions.md §7). */
   ingestRetryWindowSeconds: number;
   /**
@@ -178,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretsKey: read.secretsKey('SECRETS_KEY', production ? undefined : DEVELOPMENT_SECRETS_KEY),
     webhookRetryDelays: read.durations('WEBHOOK_RETRY_DELAYS', [0, 60, 300, 900, 3600, 14400]),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 30_000, 100, 120_000),
+    ssrfAllowLoopback: read.allowLoopback('SSRF_ALLOW_LOOPBACK', production),
     ingestRetryWindowSeconds: read.duration('INGEST_RETRY_WINDOW', 24 * 3600, 60, 30 * 24 * 3600),
     handoverPollMs: read.integer('HANDOVER_POLL_MS', 2000, 50, 60_000),
     // Never honoured in production: a crash on purpose is for the fault tests only.
@@ -331,6 +334,13 @@ class Reader {
     if (value === undefined) return fallback;
     if (!['true', 'false', '1', '0'].includes(value)) this.fail(name, 'must be true or false');
     return value === 'true' || value === '1';
+  }
+
+  /** Off by default, and refused in production, where downloads reach public addresses only (docs/decisions.md §7). */
+  allowLoopback(name: string, production: boolean): boolean {
+    const allowed = this.boolean(name, false);
+    if (allowed && production) this.fail(name, 'must not be set in production (downloads reach public addresses only)');
+    return allowed;
   }
 
   url(name: string, fallback: string): string {

@@ -8,6 +8,7 @@ import { transcriptionTaskQueue } from '../workflows/shared.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { serveWorkerMetrics } from './metrics/worker-endpoint.ts';
+import { ssrfPolicy } from './security/ssrf-guard.ts';
 import { createCore } from './services/container.ts';
 import { ensureBuckets } from './storage/s3-client.ts';
 
@@ -38,6 +39,7 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
     webhooks,
     handovers,
     secretBox,
+    ssrfPolicy: ssrfPolicy(config),
     postMeetingRetryWindowSeconds: config.postMeetingRetryWindowSeconds,
   });
   if (config.worker.sdkMetricsAddress) installSdkMetrics(config.worker.sdkMetricsAddress);

@@ -15,6 +15,7 @@ import { stopClosedRoomRecording, stopRecording } from '../modules/recordings/re
 import { RecordingSchema } from '../modules/recordings/recording.entity.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
 import type { SecretBox } from '../security/secret-box.ts';
+import type { SsrfPolicy } from '../security/ssrf-guard.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import type { MediaProvider } from '../upstream/media-provider.ts';
 import { NON_RETRYABLE } from '../../workflows/shared.ts';
@@ -33,6 +34,8 @@ export interface RecordingActivityDeps {
   tenants: Pick<TenantService, 'effectiveConfig'>;
   /** Opens the notification's download link kept sealed with the recording (docs/decisions.md §7). */
   secretBox: SecretBox;
+  /** What the download links may reach: the address guard of outgoing webhooks (docs/decisions.md §7). */
+  ssrfPolicy: SsrfPolicy;
 }
 
 /** How long the link may take to answer when the activity has no heartbeat timeout (the workflow sets 15 s). */

@@ -3,15 +3,18 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-// Guard for URLs Convene calls on a tenant's behalf (post-meeting webhooks). A tenant must not be able to make
-// the service reach its own network: loopback, private and link-local ranges, cloud metadata endpoints.
+// Guard for URLs Convene calls but did not choose: tenants' webhooks (docs/decisions.md §10) and the links recordings are
+// downloaded from (docs/decisions.md §7, guarded-download.ts). A tenant or a provider's link must not be able to make the
+// service reach its own network: loopback, private and link-local ranges, cloud metadata endpoints.
 // Two layers, both needed:
 //   1. assertSafeWebhookUrl: when the config is saved and again before every delivery; resolves the host and
 //      refuses it when ANY of its addresses is not public.
 //   2. safeLookup / createSafeLookup: passed as `lookup` to the HTTP client (http.request, or an undici Agent's
 //      `connect.lookup`), so the address actually connected to is checked too. Without it a host could answer
 //      the check with a public address and the connect with 127.0.0.1 (DNS rebinding).
-// Outside production, `http:` and loopback addresses are allowed (local receivers); every other rule holds.
+// Outside production `http:` and loopback addresses are allowed (local receivers, the development media server); every
+// other rule holds. Recording downloads take loopback only when SSRF_ALLOW_LOOPBACK says so (docs/decisions.md §7:
+// `npm run dev` and the tests set it), through ssrfPolicy(config).
 
 export class UnsafeUrlError extends Error {
   override name = 'UnsafeUrlError';
@@ -26,7 +29,19 @@ export class UnresolvableHostError extends UnsafeUrlError {
 }
 
 export interface SsrfPolicy {
+  /** https only, public addresses only. */
   production: boolean;
+  /**
+   * Outside production, whether loopback addresses may be called. Unset: they may (what webhooks are checked with);
+   * ssrfPolicy(config) sets it from SSRF_ALLOW_LOOPBACK. Never in production.
+   */
+  allowLoopback?: boolean;
+}
+
+/** The guard's policy from the configuration, with loopback only by SSRF_ALLOW_LOOPBACK (recording downloads). */
+export function ssrfPolicy(config: { nodeEnv: string; ssrfAllowLoopback: boolean }): SsrfPolicy {
+  const production = config.nodeEnv === 'production';
+  return { production, allowLoopback: !production && config.ssrfAllowLoopback };
 }
 
 const MAX_URL_LENGTH = 2048;
@@ -74,7 +89,7 @@ export function addressRefusal(address: string, policy: SsrfPolicy): string | un
   }
   const range = ip.range();
   if (range === 'unicast') return undefined;
-  if (range === 'loopback' && !policy.production) return undefined;
+  if (range === 'loopback' && !policy.production && (policy.allowLoopback ?? true)) return undefined;
   const shown = ip.toString() === address ? address : `${address} (${ip.toString()})`;
   return `${shown} is a ${RANGE_NAMES[range] ?? `special-purpose (${range})`} address`;
 }
@@ -96,12 +111,15 @@ function hostnameRefusal(hostname: string): string | undefined {
 export interface AssertSafeUrlOptions extends SsrfPolicy {
   /** Resolver, all addresses of a host; defaults to the system resolver (dns.lookup, all: true). */
   resolve?: (hostname: string) => Promise<LookupAddress[]>;
+  /** Longer URLs are refused; a tenant's webhook URL is kept short, a provider's signed link may be longer. */
+  maxLength?: number;
 }
 
 /** Resolves when `url` may be called under the policy (returns it parsed); otherwise throws UnsafeUrlError. */
 export async function assertSafeWebhookUrl(url: string | URL, options: AssertSafeUrlOptions): Promise<URL> {
   const text = String(url);
-  if (text.length > MAX_URL_LENGTH) throw new UnsafeUrlError(`URL is longer than ${MAX_URL_LENGTH} characters`);
+  const maxLength = options.maxLength ?? MAX_URL_LENGTH;
+  if (text.length > maxLength) throw new UnsafeUrlError(`URL is longer than ${maxLength} characters`);
   let parsed: URL;
   try {
     parsed = new URL(text);

@@ -4,6 +4,7 @@
 import { webhookSettings } from '../../src/activities/deliveries.ts';
 import { createActivities, type ActivityDeps } from '../../src/activities/index.ts';
 import { LocalEventBus } from '../../src/events/domain-events.ts';
+import { ssrfPolicy } from '../../src/security/ssrf-guard.ts';
 import type { TestApp } from './test-app.ts';
 
 export function testActivities(t: TestApp, overrides: Partial<ActivityDeps> = {}) {
@@ -21,6 +22,7 @@ export function testActivities(t: TestApp, overrides: Partial<ActivityDeps> = {}
     handovers,
     webhooks: webhookSettings(t.config),
     secretBox,
+    ssrfPolicy: ssrfPolicy(t.config),
     postMeetingRetryWindowSeconds: t.config.postMeetingRetryWindowSeconds,
     ...overrides,
   });

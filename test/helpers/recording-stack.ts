@@ -52,6 +52,8 @@ export async function createRecordingStack(options: { media?: Partial<DevMediaSe
   });
   const taskQueue = `recordings-test-${randomUUID()}`;
   const env = {
+    // The worker downloads from the development media server, on loopback (docs/decisions.md §7).
+    SSRF_ALLOW_LOOPBACK: 'true',
     UPSTREAM_API_URL: media.url,
     UPSTREAM_WEBHOOK_SECRET: WEBHOOK_SECRET,
     TEMPORAL_TASK_QUEUE: taskQueue,

@@ -4,8 +4,9 @@
 // and never passed through a workflow (it is a secret, docs/decisions.md §13).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { guardedGet, type GuardedResponse } from '../../security/guarded-download.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
+import { UnresolvableHostError, UnsafeUrlError, type SsrfPolicy } from '../../security/ssrf-guard.ts';
 import { recordingObjectKey } from '../../storage/keys.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { UpstreamError, type MediaProvider } from '../../upstream/media-provider.ts';
@@ -23,6 +24,8 @@ export interface TransferDeps {
   provider: MediaProvider;
   /** Opens the notification's download link kept sealed with the recording (docs/decisions.md §7). */
   secretBox: SecretBox;
+  /** What both links may reach: the address guard of outgoing webhooks (docs/decisions.md §7, ssrfPolicy(config)). */
+  ssrfPolicy: SsrfPolicy;
 }
 
 /** What the caller watches the transfer with (the activity: its cancellation signal and its heartbeat). */
@@ -86,7 +89,7 @@ export async function transferRecording(
       sizeBytes: notified.sizeBytes,
     };
     try {
-      return await transferFrom(deps.store, recording, source, watch, { notified: true });
+      return await transferFrom(deps, recording, source, watch, { notified: true });
     } catch (err) {
       if (!(err instanceof NotifiedLinkRefused)) throw err;
       linkFailure = err.message;
@@ -100,7 +103,7 @@ export async function transferRecording(
     if (linkFailure && err instanceof PermanentIngestFailure) throw new PermanentIngestFailure(`${linkFailure}, and ${err.message}`);
     throw err;
   }
-  return transferFrom(deps.store, recording, source, watch, { notified: false });
+  return transferFrom(deps, recording, source, watch, { notified: false });
 }
 
 /**
@@ -130,7 +133,7 @@ async function freshSource(provider: MediaProvider, upstreamRecordingId: string)
 
 /** The bytes from `source` into S3 under the recording's key; a cut-off download is removed, never stored short. */
 async function transferFrom(
-  store: ObjectStore,
+  { store, ssrfPolicy }: Pick<TransferDeps, 'store' | 'ssrfPolicy'>,
   recording: Recording,
   source: TransferSource,
   watch: TransferWatch,
@@ -140,23 +143,23 @@ async function transferFrom(
   checkSize(source.sizeBytes);
   const key = recordingObjectKey(recording.tenant.id, recording.id, source.contentType);
   await store.abortIncompleteUploads(key);
-  const response = await fetchAnswering(source.url, watch, source.sizeBytes);
-  if (!response.ok || !response.body) {
-    await response.body?.cancel().catch(() => {});
+  const response = await fetchAnswering(source.url, ssrfPolicy, watch, source.sizeBytes);
+  if (response.status < 200 || response.status > 299) {
+    response.body.destroy();
     if (notified && LINK_GONE_STATUSES.has(response.status)) throw new NotifiedLinkRefused(response.status);
     const message = `download of the recording answered HTTP ${response.status}`;
     if (!isTransientStatus(response.status)) throw new PermanentIngestFailure(message);
     throw new Error(message);
   }
-  const contentType = response.headers.get('content-type')?.split(';')[0]?.trim() || source.contentType;
+  const contentType = response.headers['content-type']?.split(';')[0]?.trim() || source.contentType;
   checkMediaType(contentType);
-  const announced = Number(response.headers.get('content-length') ?? Number.NaN);
+  const announced = Number(response.headers['content-length'] ?? Number.NaN);
   const bytesTotal = Number.isFinite(announced) ? announced : source.sizeBytes;
   checkSize(bytesTotal);
   let bytesDone = 0;
   const counted = Readable.from(
     (async function* () {
-      for await (const chunk of Readable.fromWeb(response.body as WebReadableStream<Uint8Array>)) {
+      for await (const chunk of response.body) {
         bytesDone += (chunk as Buffer).length;
         checkSize(bytesDone);
         watch.progress({ bytesDone, bytesTotal });
@@ -174,20 +177,25 @@ async function transferFrom(
 }
 
 /**
- * GET the link, waiting for its answer (status and headers) at most `watch.answerWithinMs`: a link that never answers
- * then fails this attempt with an error of ours, which the activity's window check sees (docs/decisions.md §7), instead
- * of ending it in a heartbeat timeout the activity never sees (retried for ever). The bytes that follow are watched by
- * the progress calls (the activity's heartbeats).
+ * GET the link through the address guard (redirects too), waiting for its answer (status and headers) at most
+ * `watch.answerWithinMs`: a link that never answers then fails this attempt with an error of ours, which the activity's
+ * window check sees (docs/decisions.md §7), instead of ending it in a heartbeat timeout the activity never sees
+ * (retried for ever). The bytes that follow are watched by the progress calls (the activity's heartbeats). A link or
+ * redirect the guard refuses fails the recording at once: no retry makes a forbidden address allowed. A name with no
+ * DNS answer is a network failure like any other, retried within the window.
  */
-async function fetchAnswering(url: string, watch: TransferWatch, bytesTotal: number | null): Promise<Response> {
+async function fetchAnswering(url: string, policy: SsrfPolicy, watch: TransferWatch, bytesTotal: number | null): Promise<GuardedResponse> {
   const unanswered = new AbortController();
   const timer = setTimeout(() => unanswered.abort(), watch.answerWithinMs);
   // The heartbeat timeout now counts from here, so the bound above ends the wait first.
   watch.progress({ bytesDone: 0, bytesTotal });
   try {
-    return await fetch(url, { signal: AbortSignal.any([watch.signal, unanswered.signal]), redirect: 'follow' });
+    return await guardedGet(url, policy, AbortSignal.any([watch.signal, unanswered.signal]));
   } catch (err) {
     if (unanswered.signal.aborted && !watch.signal.aborted) throw new Error(`the recording's link did not answer within ${watch.answerWithinMs} ms`);
+    if (err instanceof UnsafeUrlError && !(err instanceof UnresolvableHostError)) {
+      throw new PermanentIngestFailure(`the download was refused by the address guard: ${err.message}`);
+    }
     throw err;
   } finally {
     clearTimeout(timer);

@@ -13,16 +13,26 @@ import { PermanentIngestFailure, RecordingGone } from '../../../src/modules/reco
 import { MAX_RECORDING_BYTES, transferRecording, type TransferDeps } from '../../../src/modules/recordings/ingestion-transfer.ts';
 import { sealNotifiedSource } from '../../../src/modules/recordings/recording-source.ts';
 import { generateSecretsKey, SecretBox } from '../../../src/security/secret-box.ts';
+import type { SsrfPolicy } from '../../../src/security/ssrf-guard.ts';
 import { UpstreamError, type MediaProvider, type UpstreamRecording } from '../../../src/upstream/media-provider.ts';
 
 const FILE = Buffer.alloc(64 * 1024, 7);
 const box = new SecretBox(generateSecretsKey());
 let server: http.Server;
 let base: string;
+/** Paths the local server was asked for, in order. */
+let served: string[] = [];
+/** The tests' links are on loopback, as SSRF_ALLOW_LOOPBACK allows outside production (docs/decisions.md §7). */
+const LOCAL: SsrfPolicy = { production: false, allowLoopback: true };
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    served.push(path);
+    // /hops/N redirects N times (relative Locations), then serves the file; /to/<url> redirects there.
+    const hops = /^\/hops\/(\d+)$/.exec(path);
+    if (hops) return void res.writeHead(302, { Location: Number(hops[1]) > 1 ? `/hops/${Number(hops[1]) - 1}` : '/file.wav' }).end();
+    if (path.startsWith('/to/')) return void res.writeHead(307, { Location: decodeURIComponent(path.slice('/to/'.length)) }).end();
     if (path.startsWith('/status/')) return void res.writeHead(Number(path.slice('/status/'.length))).end();
     if (path === '/page.html') return void res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html></html>');
     if (path === '/silent') return; // never answers
@@ -47,7 +57,7 @@ function recordingWith(link: string | null, upstreamRecordingId: string | null =
   return { id: 'rec-1', tenant: { id: 'tenant-1' }, sourceSealed, durationSeconds: 30, upstreamRecordingId };
 }
 
-function harness(recording: ReturnType<typeof recordingWith> | null, fresh: () => Promise<UpstreamRecording>) {
+function harness(recording: ReturnType<typeof recordingWith> | null, fresh: () => Promise<UpstreamRecording>, ssrfPolicy: SsrfPolicy = LOCAL) {
   const asked: string[] = [];
   const uploads: { key: string; bytes: number; contentType: string }[] = [];
   const progress: { bytesDone: number; bytesTotal: number | null }[] = [];
@@ -64,7 +74,7 @@ function harness(recording: ReturnType<typeof recordingWith> | null, fresh: () =
     },
   };
   const em = { findOne: async () => recording } as unknown as EntityManager;
-  const deps = { store, provider, secretBox: box } as unknown as TransferDeps;
+  const deps = { store, provider, secretBox: box, ssrfPolicy } as unknown as TransferDeps;
   const run = (answerWithinMs = 5000) =>
     transferRecording(em, deps, 'rec-1', { signal: new AbortController().signal, answerWithinMs, progress: (p) => progress.push(p) });
   /** The activity around the stage, as the worker registers it, in a mock activity context (attempt times, heartbeats). */
@@ -154,6 +164,43 @@ test('a link that never answers fails the attempt with an error of ours, in time
   const h = harness(recordingWith(`${base}/silent`), providerRefuses(500));
   const failure = await h.run(100).catch((err: unknown) => err);
   expect([failure instanceof PermanentIngestFailure, (failure as Error).message]).toEqual([false, "the recording's link did not answer within 100 ms"]);
+});
+
+describe('the address guard (docs/decisions.md §7): both links and every redirect target', () => {
+  const refusal = async (h: ReturnType<typeof harness>) => {
+    const failure = await h.run().catch((err: unknown) => err);
+    return [failure instanceof PermanentIngestFailure, (failure as Error).message, h.uploads.length];
+  };
+
+  test('redirects are followed, at most 5: the sixth is refused and the recording fails at once', async () => {
+    expect(await harness(recordingWith(`${base}/hops/5`), providerRefuses(500)).run()).toMatchObject({ sizeBytes: FILE.length });
+    const h = harness(recordingWith(`${base}/hops/6`), providerRefuses(500));
+    expect(await refusal(h)).toEqual([true, 'the download was refused by the address guard: more than 5 redirects', 0]);
+    expect(h.asked).toEqual([]); // a refused link is not a gone link: the provider is not asked for another
+  });
+
+  test('a redirect to a forbidden address is refused before it is requested', async () => {
+    served = [];
+    const metadata = encodeURIComponent('http://169.254.169.254/latest/meta-data/');
+    const h = harness(recordingWith(`${base}/to/${metadata}`), providerRefuses(500));
+    expect(await refusal(h)).toEqual([true, expect.stringMatching(/^the download was refused by the address guard: URL host 169\.254\.169\.254 is a link-local/), 0]);
+    expect(served).toEqual([`/to/${metadata}`]);
+  });
+
+  test('without SSRF_ALLOW_LOOPBACK, a loopback link fails the recording with the reason, the fresh link too', async () => {
+    const off: SsrfPolicy = { production: false, allowLoopback: false };
+    const notified = harness(recordingWith(`${base}/file.wav`), async () => ready(`${base}/fresh.wav`), off);
+    expect(await refusal(notified)).toEqual([true, 'the download was refused by the address guard: URL host 127.0.0.1 is a loopback address', 0]);
+    const fresh = harness(recordingWith(null), async () => ready(`${base}/fresh.wav`), off);
+    expect(await refusal(fresh)).toEqual([true, 'the download was refused by the address guard: URL host 127.0.0.1 is a loopback address', 0]);
+  });
+
+  test('in production: https only, and loopback never, whatever allowLoopback says', async () => {
+    const production = harness(recordingWith(`${base}/file.wav`), providerRefuses(500), { production: true, allowLoopback: true });
+    expect(await refusal(production)).toEqual([true, 'the download was refused by the address guard: URL must use https in production', 0]);
+    const secure = harness(recordingWith(`${base.replace('http:', 'https:')}/file.wav`), providerRefuses(500), { production: true, allowLoopback: true });
+    expect(await refusal(secure)).toEqual([true, 'the download was refused by the address guard: URL host 127.0.0.1 is a loopback address', 0]);
+  });
 });
 
 test('a recording whose row is gone: RecordingGone', async () => {

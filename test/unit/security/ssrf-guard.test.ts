@@ -7,10 +7,28 @@ import {
   assertSafeWebhookUrl,
   createSafeLookup,
   safeLookup,
+  ssrfPolicy,
 } from '../../../src/security/ssrf-guard.ts';
+import { loadConfig } from '../../../src/config.ts';
 
 const production = { production: true };
 const development = { production: false };
+
+describe('ssrfPolicy: recording downloads reach loopback only by SSRF_ALLOW_LOOPBACK, never in production (docs/decisions.md §7)', () => {
+  test('off by default; on when set; refused at start-up in production', () => {
+    const byDefault = ssrfPolicy(loadConfig({}));
+    expect(byDefault).toEqual({ production: false, allowLoopback: false });
+    expect(addressRefusal('127.0.0.1', byDefault)).toBe('127.0.0.1 is a loopback address');
+    expect(addressRefusal('10.0.0.1', byDefault)).toMatch(/private/);
+    const allowed = ssrfPolicy(loadConfig({ SSRF_ALLOW_LOOPBACK: 'true' }));
+    expect(allowed).toEqual({ production: false, allowLoopback: true });
+    expect(addressRefusal('::1', allowed)).toBeUndefined();
+    expect(addressRefusal('169.254.169.254', allowed)).toMatch(/link-local/);
+    const secrets = { SECRETS_KEY: Buffer.alloc(32).toString('hex'), UPSTREAM_WEBHOOK_SECRET: 'x' };
+    expect(ssrfPolicy(loadConfig({ NODE_ENV: 'production', ...secrets }))).toEqual({ production: true, allowLoopback: false });
+    expect(() => loadConfig({ NODE_ENV: 'production', ...secrets, SSRF_ALLOW_LOOPBACK: 'true' })).toThrow(/^Invalid SSRF_ALLOW_LOOPBACK: must not be set in production/);
+  });
+});
 
 describe('addressRefusal', () => {
   test.each([
