@@ -369,7 +369,7 @@ async function main(): Promise<void> {
     const gateway = attachGateway(
       server,
       { orm: services.orm, tokens: services.tokens, tenants: services.tenants, wsOriginPatterns: [], bus: services.roomBus, timer, logger: services.logger },
-      // One sender writing as fast as it can is the point of the burst: lift the per-socket flood limit.
+      // One sender writing as fast as it can is the point of the burst: lift the per-participant flood limit.
       { flood: { perSecond: 1e6, burst: 1e6 } },
     );
     await services.roomBus.listen();

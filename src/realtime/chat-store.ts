@@ -2,13 +2,8 @@ import type { ChatMessageData } from '../../generated/asyncapi.ts';
 import type { Sql } from '../db/sql.ts';
 import { chatData } from './pg-bus.ts';
 
-// Chat messages are stored (docs/decisions.md §11) in the room's transaction that announces them.
-
-/** Whether the room takes chat now: `chat_enabled` and still active. */
-export async function chatOpen(sql: Sql, roomId: string): Promise<boolean> {
-  const { rows } = await sql.query<{ chat_enabled: boolean; status: string }>('select chat_enabled, status from rooms where id = $1', [roomId]);
-  return Boolean(rows[0]?.chat_enabled) && rows[0].status === 'active';
-}
+// Chat messages are stored (docs/decisions.md §11) in the room's transaction that announces them, once that transaction
+// found the sender still in the room (presence.standing).
 
 /** Stores one sender's messages in one statement; returns them in the order given, timestamped. */
 export async function storeChats(

@@ -2,11 +2,12 @@ import { WebSocket, type RawData } from 'ws';
 import { CloseCode } from '../../generated/asyncapi.ts';
 import type { Logger } from '../logger.ts';
 import { errorMessage } from './messages.ts';
+import type { Budget, ParticipantBudgets } from './participant-budgets.ts';
 import type { RoomCommands } from './room-commands.ts';
 import { Member } from './room-hub.ts';
 import type { SocketIdentity } from './upgrade-auth.ts';
 
-// One open socket's state as plain fields of one object, and the gateway's timers shared by all sockets (issue 13):
+// One open socket's state as plain fields of one object, and the gateway's timers shared by all sockets:
 // no closures or timers per socket. Its listeners are module functions that find the connection on the socket.
 
 /** Client messages taken from a socket's inbox at a time, and the most it may hold before it counts as flooding. */
@@ -21,8 +22,8 @@ const MAX_DELAY_MS = 2 ** 31 - 1;
 export interface ConnectionContext {
   commands: RoomCommands;
   logger: Logger;
-  /** Client messages allowed per second on average, and in a burst; beyond that the socket is closed 1008. */
-  flood: { perSecond: number; burst: number };
+  /** The message rate of each participant, shared by its sockets; beyond it the socket is closed 1008. */
+  budgets: ParticipantBudgets;
   /** Keeps a promise for the gateway's close() to wait on. */
   track<T>(p: Promise<T>): Promise<T>;
   /** The socket closed: forget it (its departure is recorded by the connection). */
@@ -43,16 +44,14 @@ export class Connection extends Member {
   /** Messages waiting their turn, in the order sent; allocated while there are any. */
   private inbox: (string | null)[] | undefined;
   private draining = false;
-  /** Flood limit: a token bucket refilled at `flood.perSecond`. */
-  private tokens: number;
-  private at: number;
+  /** Flood limit: the participant's budget, shared with its other sockets here. */
+  private readonly budget: Budget;
   private readonly ctx: ConnectionContext;
 
   constructor(ws: ConveneSocket, id: SocketIdentity & { connectionId: string }, ctx: ConnectionContext) {
     super(ws, id);
     this.ctx = ctx;
-    this.tokens = ctx.flood.burst;
-    this.at = Date.now();
+    this.budget = ctx.budgets.attach(id.participantId);
     ws.connection = this;
     ws.on('pong', onPong);
     ws.on('message', onMessage);
@@ -77,14 +76,13 @@ export class Connection extends Member {
 
   /** One client's messages are handled in the order it sent them, after its snapshot. */
   received(raw: RawData, isBinary: boolean): void {
-    const { perSecond, burst } = this.ctx.flood;
-    const now = Date.now();
-    this.tokens = Math.min(burst, this.tokens + ((now - this.at) / 1000) * perSecond);
-    this.at = now;
+    // Once the close frame is sent (removed, replaced, room ended, token expired, flooding), nothing the socket sends
+    // is handled, also from a client that never answers it (docs/decisions.md §16): ws keeps emitting its messages
+    // until the closing handshake ends or the gateway's close timeout destroys the socket.
+    if (!this.isOpen()) return;
     // The inbox is bounded by the flood limit; the cap is a second fence for generous limits.
     const inbox = (this.inbox ??= []);
-    if (this.tokens < 1 || inbox.length >= MAX_INBOX) return void this.ws.close(CloseCode.POLICY_VIOLATION, 'Too many messages');
-    this.tokens -= 1;
+    if (inbox.length >= MAX_INBOX || !this.ctx.budgets.take(this.budget)) return void this.ws.close(CloseCode.POLICY_VIOLATION, 'Too many messages');
     inbox.push(isBinary ? null : raw.toString());
     if (!this.draining) {
       this.draining = true;
@@ -95,6 +93,7 @@ export class Connection extends Member {
   closed(): void {
     const { commands, logger, track } = this.ctx;
     this.ctx.closed(this);
+    this.ctx.budgets.detach(this.budget);
     const leave = () => commands.leave(this.id);
     void track(Promise.resolve(this.ready).then(leave).catch((err) => logger.error({ err, roomId: this.id.roomId }, 'recording a departure failed')));
   }
@@ -104,15 +103,24 @@ export class Connection extends Member {
     await this.ready;
     const inbox = this.inbox!;
     while (inbox.length > 0) {
+      // What waited while the socket began closing, or after the room stopped counting its sender, is dropped unread.
+      if (!this.isOpen()) break;
       const texts = inbox.splice(0, MAX_BATCH);
-      await commands.handle(this.id, texts, (message) => this.send(JSON.stringify(message))).catch((err) => {
+      const stillMember = await commands.handle(this.id, texts, (message) => this.send(JSON.stringify(message))).catch((err) => {
         logger.error({ err, roomId: this.id.roomId }, 'WebSocket message failed');
         this.send(JSON.stringify(errorMessage({ code: 'INTERNAL_ERROR', message: 'The message could not be processed' })));
+        return true;
       });
+      if (!stillMember) break;
     }
-    // No await between the empty check and here: a message arriving now starts a new drain.
+    // No await between the loop's last check and here: a message arriving now starts a new drain. What is left after
+    // a break is dropped with the inbox.
     this.inbox = undefined;
     this.draining = false;
+  }
+
+  private isOpen(): boolean {
+    return this.ws.readyState === this.ws.OPEN;
   }
 }
 
@@ -134,7 +142,7 @@ function onClose(this: WebSocket): void {
  * The gateway's two timers for all its sockets. Ping: every interval each socket is pinged, and one that has not
  * answered the previous ping is dropped; the sockets are spread over PING_SLOTS ticks of the interval, so the pings go
  * out a slice at a time rather than all in one burst (as each socket's own timer spread them before). Expiry: a token
- * is valid only until its exp, also on an open socket (issue 10): one timer waits for the earliest exp among the
+ * is valid only until its exp, also on an open socket: one timer waits for the earliest exp among the
  * sockets and closes those expired with 4005.
  */
 export class SocketSweeps {

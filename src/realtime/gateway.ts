@@ -2,7 +2,7 @@ import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
 import { MemoryStore, type Options } from 'express-rate-limit';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type ServerOptions } from 'ws';
 import { CloseCode } from '../../generated/asyncapi.ts';
 import { ApiError, errorBody } from '../domain/errors.ts';
 import type { AuthFailureLimiter } from '../http/address-limit.ts';
@@ -11,6 +11,7 @@ import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { EmptyRoomTimer } from './realtime.ports.ts';
 import { Connection, ConveneSocket, SocketSweeps, type ConnectionContext } from './connection.ts';
+import { ParticipantBudgets } from './participant-budgets.ts';
 import type { PgRoomBus } from './pg-bus.ts';
 import * as presence from './presence.ts';
 import { RoomCommands } from './room-commands.ts';
@@ -24,8 +25,16 @@ export interface GatewayOptions {
   pingIntervalMs?: number;
   /** Largest frame accepted (a 4000-character chat message is at most ~16 KB of UTF-8, escaped ~24 KB). */
   maxPayload?: number;
-  /** Client messages allowed per second on average, and in a burst; beyond that the socket is closed 1008. */
+  /**
+   * Client messages a participant may send per second on average, and in a burst, all its sockets on this instance
+   * together (docs/decisions.md §16); the socket that goes beyond is closed 1008.
+   */
   flood?: { perSecond: number; burst: number };
+  /**
+   * How long a socket the server closed may take to answer the close frame before it is destroyed
+   * (docs/decisions.md §16: within 5 s).
+   */
+  closeTimeoutMs?: number;
   /** Identifies this process's rows in realtime_connections. */
   instanceId?: string;
   /** Live sockets a participant may hold at once, on all instances; one more closes the oldest with 4006. */
@@ -57,6 +66,7 @@ const DEFAULTS = {
   pingIntervalMs: 30_000,
   maxPayload: 64 * 1024,
   flood: { perSecond: 10, burst: 30 },
+  closeTimeoutMs: 4000,
   maxSocketsPerParticipant: 5,
   upgradesPerAddressPerMinute: 120,
 };
@@ -76,14 +86,18 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
     void p.finally(() => pending.delete(p)).catch(() => {});
     return p;
   };
-  const wss = new WebSocketServer({
+  // `closeTimeout` (ws 8.19+) is missing from @types/ws: a closed door is destroyed within 5 s (docs/decisions.md §16) by
+  // ws's own timer, armed when the close frame is sent, instead of its default 30 s.
+  const wssOptions: ServerOptions<typeof ConveneSocket> & { closeTimeout: number } = {
     WebSocket: ConveneSocket,
     noServer: true,
     maxPayload: opts.maxPayload,
     clientTracking: false,
+    closeTimeout: opts.closeTimeoutMs,
     // The token subprotocol is never echoed: only `convene` is selected.
     handleProtocols: (protocols) => (protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
-  });
+  };
+  const wss = new WebSocketServer(wssOptions);
   let closing = false;
 
   const commands = new RoomCommands({ bus: deps.bus, timer: deps.timer, instanceId, maxSocketsPerParticipant: opts.maxSocketsPerParticipant });
@@ -97,7 +111,8 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
     hub.remove(connection);
     metrics.websocketClosed();
   };
-  const context: ConnectionContext = { commands, logger: deps.logger, flood: opts.flood, track, closed };
+  const budgets = new ParticipantBudgets(opts.flood);
+  const context: ConnectionContext = { commands, logger: deps.logger, budgets, track, closed };
   const sweeps = new SocketSweeps(() => hub.all(), opts.pingIntervalMs);
   const unsubscribe = deps.bus.subscribe((batch) => hub.deliver(batch));
   // Missed batches cannot be replayed: make every client reconnect and start again from a fresh snapshot.
@@ -167,11 +182,12 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
     connection.join();
   }
 
-  // Keeps this instance's sockets counted as present, and cleans up after instances that died.
-  const keepAlive = setInterval(
-    () => track(commands.heartbeat().catch((err) => deps.logger.warn({ err }, 'presence heartbeat failed'))),
-    presence.HEARTBEAT_SECONDS * 1000,
-  );
+  // Keeps this instance's sockets counted as present, cleans up after instances that died, and forgets the message
+  // budgets of participants gone from this instance once refilled.
+  const keepAlive = setInterval(() => {
+    budgets.prune();
+    void track(commands.heartbeat().catch((err) => deps.logger.warn({ err }, 'presence heartbeat failed')));
+  }, presence.HEARTBEAT_SECONDS * 1000);
   keepAlive.unref();
 
   return {

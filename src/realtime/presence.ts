@@ -135,6 +135,28 @@ export async function connectionExists(sql: Sql, connectionId: string): Promise<
   return Boolean(rowCount);
 }
 
+/** Where a socket's sender stands: in its room (whether the room takes chat), or no longer counted there. */
+export type Standing = { member: true; chatEnabled: boolean } | { member: false };
+
+/**
+ * Whether what this socket sends may still reach its room (docs/decisions.md §16): its row is there (not removed with its
+ * participant, its room or its tenant, nor displaced by a newer socket), its participant is not removed, its room is
+ * active and its tenant exists. Read inside the room's turn (PgRoomBus.append) by the write it guards: a removal, end
+ * or deletion that has answered committed while holding that turn, so this sees it, whichever instance holds the
+ * socket and whether or not the socket has heard of it.
+ */
+export async function standing(sql: Sql, connectionId: string): Promise<Standing> {
+  const { rows } = await sql.query<{ chat_enabled: boolean }>(
+    `select r.chat_enabled from realtime_connections c
+     join participants p on p.id = c.participant_id and p.removed_at is null
+     join rooms r on r.id = c.room_id and r.status = 'active'
+     join tenants t on t.id = r.tenant_id
+     where c.id = $1`,
+    [connectionId],
+  );
+  return rows[0] ? { member: true, chatEnabled: rows[0].chat_enabled } : { member: false };
+}
+
 /** Rooms holding sockets whose instance stopped its heartbeat. */
 export async function roomsWithStaleConnections(sql: Sql): Promise<string[]> {
   const { rows } = await sql.query<{ room_id: string }>(`select distinct room_id from realtime_connections where not (${LIVE}) limit 100`);

@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { CloseCode, type ErrorData, type ServerMessage } from '../../generated/asyncapi.ts';
-import { chatOpen, storeChats } from './chat-store.ts';
+import type { Sql } from '../db/sql.ts';
+import { storeChats } from './chat-store.ts';
 import { Departures } from './departures.ts';
 import type { EmptyRoomTimer } from './realtime.ports.ts';
 import { errorMessage, parseClientMessage, type ParsedClientMessage } from './messages.ts';
@@ -19,6 +20,9 @@ export type JoinResult =
   | { ok: true; seq: number; snapshot: ServerMessage }
   /** Ended or removed between the upgrade checks and now: the socket is closed with this code. */
   | { ok: false; code: number; reason: string };
+
+/** What became of a batch of chat: stored and announced, refused (`chat_enabled` false), or its sender no longer counts. */
+type ChatOutcome = 'sent' | 'disabled' | 'not-member';
 
 /** Estimated NOTIFY bytes per chat transaction (text plus ~170 bytes of envelope each): under PostgreSQL's 8000. */
 const CHAT_BATCH_BYTES = 7000;
@@ -87,17 +91,20 @@ export class RoomCommands {
   /**
    * One socket's messages, in the order it sent them. Consecutive chat messages are stored and announced in one
    * transaction (group commit): a fast sender costs the room one transaction per batch instead of one per message.
-   * `reply` answers this socket only (pong, errors).
+   * `reply` answers this socket only (pong, errors). False when the room no longer counts the sender (removed,
+   * replaced, displaced, the room ended or deleted): its remaining messages are not handled.
    */
-  async handle(o: Occupant, texts: Array<string | null>, reply: (message: ServerMessage) => void): Promise<void> {
+  async handle(o: Occupant, texts: Array<string | null>, reply: (message: ServerMessage) => void): Promise<boolean> {
     let chats: string[] = [];
     let bytes = 0;
-    const flush = async () => {
-      if (chats.length === 0) return;
+    const flush = async (): Promise<boolean> => {
+      if (chats.length === 0) return true;
       const batch = chats;
       chats = [];
       bytes = 0;
-      if (!(await this.chat(o, batch))) for (const _ of batch) reply(refusal('CHAT_DISABLED', 'Chat is disabled in this room'));
+      const outcome = await this.chat(o, batch);
+      if (outcome === 'disabled') for (const _ of batch) reply(refusal('CHAT_DISABLED', 'Chat is disabled in this room'));
+      return outcome !== 'not-member';
     };
     for (const text of texts) {
       const parsed: ParsedClientMessage =
@@ -106,15 +113,14 @@ export class RoomCommands {
         const chat = parsed.message.data.text;
         // A batch's NOTIFY payload stays under PostgreSQL's limit; a single long message travels by reference (pg-bus.ts).
         const size = Buffer.byteLength(chat) + CHAT_ENVELOPE_BYTES;
-        if (bytes + size > CHAT_BATCH_BYTES) await flush();
+        if (bytes + size > CHAT_BATCH_BYTES && !(await flush())) return false;
         chats.push(chat);
         bytes += size;
         continue;
       }
-      await flush();
-      await this.command(o, parsed, reply);
+      if (!(await flush()) || !(await this.command(o, parsed, reply))) return false;
     }
-    await flush();
+    return flush();
   }
 
   /** Keeps this instance's sockets counted as present, and cleans up after instances that died. */
@@ -128,37 +134,62 @@ export class RoomCommands {
     }
   }
 
-  /** Chat needs `chat_enabled` and an active room (docs/decisions.md §11); false when refused. */
-  private async chat(o: Occupant, texts: string[]): Promise<boolean> {
+  /** Chat needs `chat_enabled` (docs/decisions.md §11) and a sender the room still counts. */
+  private async chat(o: Occupant, texts: string[]): Promise<ChatOutcome> {
     const messages = texts.map((text) => ({ id: uuidv7(), text }));
-    const { result } = await this.bus.append(o.roomId, async (sql) => {
-      if (!(await chatOpen(sql, o.roomId))) return { actions: [], result: false };
+    const done = await this.asMember(o, async (sql, chatEnabled) => {
+      if (!chatEnabled) return { actions: [], result: 'disabled' as const };
       const stored = await storeChats(sql, o, messages);
-      return { actions: stored.map((data) => send({ event: 'chat.message', data })), result: true };
+      return { actions: stored.map((data) => send({ event: 'chat.message', data })), result: 'sent' as const };
     });
-    return result;
+    return done?.result ?? 'not-member';
   }
 
-  private async command(o: Occupant, parsed: ParsedClientMessage, reply: (message: ServerMessage) => void): Promise<void> {
-    if (!parsed.ok) return reply(errorMessage(parsed.error));
+  /** Answers one message that is not chat; false when the room no longer counts the sender. */
+  private async command(o: Occupant, parsed: ParsedClientMessage, reply: (message: ServerMessage) => void): Promise<boolean> {
+    // Answers to the sender alone touch nothing in the room: they need no standing.
+    const answer = (m: ServerMessage): true => {
+      reply(m);
+      return true;
+    };
+    if (!parsed.ok) return answer(errorMessage(parsed.error));
     const message = parsed.message;
     switch (message.event) {
       case 'ping':
-        return reply({ event: 'pong', data: {} });
+        return answer({ event: 'pong', data: {} });
       case 'chat.send':
         // Viewers receive events but cannot chat (docs/decisions.md §6); everyone else's chat is batched in handle().
-        return reply(refusal('FORBIDDEN', 'Viewers cannot chat'));
+        return answer(refusal('FORBIDDEN', 'Viewers cannot chat'));
       case 'hand.raise': {
-        if (o.role === 'viewer') return reply(refusal('FORBIDDEN', 'Viewers cannot raise a hand'));
+        if (o.role === 'viewer') return answer(refusal('FORBIDDEN', 'Viewers cannot raise a hand'));
         const raised = send({ event: 'hand.raised', data: { participant_id: o.participantId } });
-        await this.bus.append(o.roomId, async (sql) => ({ actions: (await presence.raiseHand(sql, o.roomId, o.participantId)) ? [raised] : [], result: undefined }));
-        return;
+        const done = await this.asMember(o, async (sql) => ({ actions: (await presence.raiseHand(sql, o.roomId, o.participantId)) ? [raised] : [], result: true }));
+        return done !== undefined;
       }
       case 'hand.lower': {
         const lowered = send({ event: 'hand.lowered', data: { participant_id: o.participantId } });
-        await this.bus.append(o.roomId, async (sql) => ({ actions: (await presence.lowerHand(sql, o.participantId)) ? [lowered] : [], result: undefined }));
-        return;
+        const done = await this.asMember(o, async (sql) => ({ actions: (await presence.lowerHand(sql, o.participantId)) ? [lowered] : [], result: true }));
+        return done !== undefined;
       }
     }
+  }
+
+  /**
+   * Runs a change a member makes in the room's turn, only while the room still counts the sender (presence.standing):
+   * the check and the write commit together, so from the moment a removal, a replacement, a room's end or deletion or
+   * a tenant's deletion has answered, nothing its sockets send reaches the room or the database, on any instance and
+   * whether or not the socket has been closed yet (docs/decisions.md §16). Undefined when the sender no longer counts.
+   */
+  private async asMember<T>(
+    o: Occupant,
+    change: (sql: Sql, chatEnabled: boolean) => Promise<{ actions: RoomAction[]; result: T }>,
+  ): Promise<{ result: T } | undefined> {
+    const { result } = await this.bus.append(o.roomId, async (sql): Promise<{ actions: RoomAction[]; result: { result: T } | undefined }> => {
+      const where = await presence.standing(sql, o.connectionId);
+      if (!where.member) return { actions: [], result: undefined };
+      const done = await change(sql, where.chatEnabled);
+      return { actions: done.actions, result: { result: done.result } };
+    });
+    return result;
   }
 }
