@@ -1187,7 +1187,7 @@ export interface components {
                 code: components["schemas"]["ErrorCode"];
                 /** @description Human-readable; do not parse. */
                 message: string;
-                /** @description `VALIDATION_ERROR`: one entry per violation. `LIMIT_EXCEEDED`: which limit. */
+                /** @description `VALIDATION_ERROR`: one entry per violation, at most 20 (the 20th says when more were cut). `LIMIT_EXCEEDED`: which limit. */
                 details?: components["schemas"]["ValidationIssue"][] | components["schemas"]["LimitExceededDetails"];
                 /** @description Same value as the `X-Request-Id` response header. */
                 request_id: string;

@@ -12,6 +12,7 @@ import { compileTrustProxy, useClientAddress } from './http/client-address.ts';
 import { cors } from './http/cors.ts';
 import { errorMiddleware, routeNotFound } from './http/errors.ts';
 import { inputGuard } from './http/input-guard.ts';
+import { refuseCostlyJson } from './http/json-shape.ts';
 import { httpMethodSemantics, specPaths, upgradeRequired } from './http/methods.ts';
 import { tenantRateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-context.ts';
@@ -19,6 +20,7 @@ import { requestLog } from './http/request-log.ts';
 import { cacheValidatorRouteMatching } from './http/route-cache.ts';
 import { upstreamSignatureGuard } from './http/upstream-signature.ts';
 import { bindOperations, type OperationHandlers } from './http/router.ts';
+import { schemaBounds } from './http/schema-bounds.ts';
 import { listOperations, loadOpenApi, OPENAPI_PATH } from './http/spec.ts';
 import type { Logger } from './logger.ts';
 import { httpMetrics, metricsRoutes } from './metrics/http.ts';
@@ -83,7 +85,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestLog(logger));
   app.use(httpMetrics());
   app.use((_req, _res, next) => RequestContext.create(orm.em, next));
-  const operations = listOperations(loadOpenApi());
+  const spec = loadOpenApi();
+  const operations = listOperations(spec);
   // CORS before anything can answer (docs/decisions.md §14): preflights, refusals and errors all carry its headers.
   const origins = new AllowedOrigins({ orm, operatorPatterns: config.wsOriginPatterns, logger });
   app.use(cors({ paths: specPaths(operations), origins }));
@@ -99,17 +102,23 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     express.json({
       limit: '1mb',
-      // The raw bytes are kept for signature checks (incoming webhooks are verified on exactly what was sent).
-      verify: (req, _res, buf) => {
+      verify: (req, _res, buf, charset) => {
+        // Too deep or too many values: refused before JSON.parse spends anything on it (docs/decisions.md §16, json-shape.ts).
+        refuseCostlyJson(buf, charset);
+        // The raw bytes are kept for signature checks (incoming webhooks are verified on exactly what was sent).
         (req as express.Request).rawBody = buf;
       },
     }),
   );
+  // Arrays over maxItems, strings over maxLength, too many unknown fields: refused before Ajv validates what they hold.
+  app.use(schemaBounds(spec, operations));
   cacheValidatorRouteMatching(); // each route's regular expression compiled once, not per request (route-cache.ts)
   app.use(
     OpenApiValidator.middleware({
       apiSpec: fileURLToPath(OPENAPI_PATH),
-      // allErrors: every violated field is named (docs/decisions.md §3), also inside oneOf branches; bodies are capped at 1 MiB.
+      // allErrors: every violated field is named (docs/decisions.md §3), also inside oneOf branches. What Ajv sees is
+      // bounded first (nesting, array and string lengths, unknown fields: docs/decisions.md §16), and `details` lists
+      // at most 20 (src/domain/errors.ts).
       validateRequests: { allowUnknownQueryParameters: false, allErrors: true },
       validateResponses: config.validateResponses,
       validateSecurity: false, // credentials are checked by our authenticator, which knows what they mean

@@ -54,6 +54,22 @@ export const notFound = (what = 'Resource') => new ApiError('NOT_FOUND', `${what
 export const forbidden = (message = 'Not allowed') => new ApiError('FORBIDDEN', message);
 export const validationError = (path: string, message: string) =>
   new ApiError('VALIDATION_ERROR', message, { details: [{ path, message }] satisfies ErrorDetail[] });
+
+/** `details` of a VALIDATION_ERROR lists at most this many violations (docs/decisions.md §3, §16). */
+export const MAX_LISTED_VIOLATIONS = 20;
+
+/**
+ * 400 VALIDATION_ERROR for violations of the schema or of a rule, one detail each. Past MAX_LISTED_VIOLATIONS (or when
+ * the finder stopped looking, `moreFound`) the list is cut and its last entry says so, so a body with half a million
+ * wrong items answers in a few KiB.
+ */
+export function schemaViolations(issues: ErrorDetail[], moreFound = false): ApiError {
+  const cut = moreFound || issues.length > MAX_LISTED_VIOLATIONS;
+  const listed = cut ? issues.slice(0, MAX_LISTED_VIOLATIONS - 1) : issues;
+  const details = cut ? [...listed, { path: '', message: `more violations were found; the first ${listed.length} are listed` }] : listed;
+  return new ApiError('VALIDATION_ERROR', 'Request does not match the API schema', { details });
+}
+
 /**
  * 503 with `Retry-After` (docs/decisions.md §3): something this request needs is away for now, and the client may
  * retry the same request after `retryAfterSeconds`. Without a message: the generic one, naming no dependency.

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { ApiError, errorBody, notFound, serviceUnavailable, validationError, type ErrorDetail } from '../domain/errors.ts';
+import { ApiError, errorBody, notFound, schemaViolations, serviceUnavailable, validationError, type ErrorDetail } from '../domain/errors.ts';
 
 // The HTTP side of errors: whatever a parser, the validator or a handler throws becomes the envelope of
 // src/domain/errors.ts with its status, in one middleware.
@@ -50,7 +50,7 @@ export function toApiError(err: unknown): ApiError {
       path: v.path ?? '',
       message: v.message ?? 'invalid',
     }));
-    return new ApiError('VALIDATION_ERROR', 'Request does not match the API schema', { details });
+    return schemaViolations(details);
   }
   if (isDependencyUnavailable(err)) {
     return serviceUnavailable();

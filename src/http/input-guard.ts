@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { OpenApiRequest } from 'express-openapi-validator/dist/framework/types.js';
-import { ApiError, type ErrorDetail } from '../domain/errors.ts';
+import { MAX_LISTED_VIOLATIONS, schemaViolations, type ErrorDetail } from '../domain/errors.ts';
 
 /**
  * The one place for the two input rules a JSON Schema cannot state (docs/decisions.md §3: a 5xx caused by client input is a bug):
@@ -20,13 +20,12 @@ export const inputGuard: RequestHandler = (req, _res, next) => {
   for (const [name, value] of Object.entries(req.query ?? {})) inspect(value, `/query/${name}`, issues);
   if (req.body !== undefined) inspect(req.body, '/body', issues);
   if (issues.length === 0) return next();
-  next(new ApiError('VALIDATION_ERROR', 'Request does not match the API schema', { details: issues }));
+  next(schemaViolations(issues));
 };
 
-const MAX_REPORTED = 20;
-
 function inspect(value: unknown, path: string, issues: ErrorDetail[]): void {
-  if (issues.length >= MAX_REPORTED) return;
+  // One past the listed maximum is enough to know that the list is cut (schemaViolations says so).
+  if (issues.length > MAX_LISTED_VIOLATIONS) return;
   if (typeof value === 'string') {
     if (value.includes('\u0000')) issues.push({ path, message: 'must not contain the character U+0000' });
   } else if (typeof value === 'number') {
@@ -43,4 +42,4 @@ function inspect(value: unknown, path: string, issues: ErrorDetail[]): void {
 }
 
 /** RFC 6901: `~` and `/` inside a key are escaped so the path stays a JSON Pointer. */
-const escapePointer = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
+export const escapePointer = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');

@@ -19,22 +19,25 @@ export function specPaths(operations: SpecOperation[]): SpecPath[] {
     methods.add(op.method.toUpperCase());
     byPath.set(op.path, methods);
   }
-  // Literal segments win over templates (`/recordings/sync` before `/recordings/{id}`), as in the router.
-  const templated = (path: string) => path.split('{').length;
-  return [...byPath].sort(([a], [b]) => templated(a) - templated(b)).map(([path, declared]) => {
+  return [...byPath].sort(([a], [b]) => literalSegmentsFirst(a, b)).map(([path, declared]) => {
     const methods = new Set(declared);
     if (methods.has('GET')) methods.add('HEAD');
     methods.add('OPTIONS');
     const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
     return {
       declared: order.filter((m) => declared.has(m)).join(', '),
-      // A template segment `{id}` matches one non-empty path segment, as in Express and the OpenAPI validator.
-      pattern: new RegExp(`^${path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}/?$`),
+      pattern: specPathPattern(path),
       allow: order.filter((m) => methods.has(m)).join(', '),
       methods,
     };
   });
 }
+
+/** Literal segments win over templates (`/recordings/sync` before `/recordings/{id}`), as in the router (a sort order). */
+export const literalSegmentsFirst = (a: string, b: string) => a.split('{').length - b.split('{').length;
+
+/** A contract path as a regular expression: a template segment `{id}` matches one non-empty path segment, as in Express and the OpenAPI validator. */
+export const specPathPattern = (path: string, flags = '') => new RegExp(`^${path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}/?$`, flags);
 
 /**
  * HTTP method semantics of RFC 9110, decided before validation so every path of the contract behaves alike:

@@ -2,6 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { verifyUpstreamSignature } from '../security/signatures.ts';
 import { UPSTREAM_SIGNATURE_HEADER } from '../upstream/protocol.ts';
 import { ApiError, validationError } from '../domain/errors.ts';
+import { refuseCostlyJson } from './json-shape.ts';
 
 /**
  * Guards the media provider's webhook (docs/decisions.md §7): reads the raw bytes itself, checks `X-Upstream-Signature` (hex
@@ -20,9 +21,10 @@ export function upstreamSignatureGuard(secret: string): RequestHandler[] {
       req.rawBody = raw;
       if (!req.is('application/json')) return next(); // the validator answers 415
       try {
+        refuseCostlyJson(raw); // docs/decisions.md §16, as for every other JSON body
         req.body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        return next(validationError('/body', 'Request body is not valid JSON'));
+      } catch (err) {
+        return next(err instanceof ApiError ? err : validationError('/body', 'Request body is not valid JSON'));
       }
       next();
     },
