@@ -2,6 +2,7 @@
 // start-up; a variable that is set but invalid stops start-up with a message that names it.
 
 import { compileTrustProxy } from './http/client-address.ts';
+import { parseSecretsKeys } from './security/secret-box.ts';
 
 /** Default task queue (TEMPORAL_TASK_QUEUE overrides it; the worker and the API read the same setting). */
 export const DEFAULT_TASK_QUEUE = 'convene';
@@ -29,7 +30,10 @@ export interface Config {
   /** Operator credential; unset means the admin-only calls answer 403. */
   adminApiKey: string | undefined;
   upstream: { apiUrl: string; apiKey: string | undefined; webhookSecret: string };
-  /** Key for tenant secrets at rest (AES-256-GCM): 32 bytes, base64 or hex. */
+  /**
+   * Keys for secrets at rest (AES-256-GCM): `<id>:<key>[,<id>:<key>…]`, newest first, each key 32 bytes base64 or hex;
+   * a bare key has the id `k0` (src/security/secret-box.ts, docs/security.md "Sealing keys").
+   */
   secretsKey: string;
   /** Outgoing webhook retry schedule, seconds between attempts (first is the initial delay). */
   webhookRetryDelays: number[];
@@ -431,10 +435,14 @@ class Reader {
     };
   }
 
+  /** SECRETS_KEY's format is the secret box's own rule (parseSecretsKeys); its message never echoes a key. */
   secretsKey(name: string, fallback: string | undefined): string {
     const value = this.string(name, fallback);
-    const bytes = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
-    if (bytes.length !== 32) this.fail(name, 'must be 32 bytes, base64 or hex encoded');
+    try {
+      parseSecretsKeys(value);
+    } catch (err) {
+      this.fail(name, (err as Error).message.replace(/^SECRETS_KEY: /, ''));
+    }
     return value;
   }
 }

@@ -1,11 +1,14 @@
 // Convene's one entry point; the role is the first argument:
 //   api     the HTTP API (and, from the real-time issue on, the WebSocket gateway)
 //   worker  the Temporal worker that runs workflows/ and src/activities/
-//   rotate-signing-key  an operator command: adds a JWT signing key and retires the expired ones, then exits
+//   rotate-signing-key  an operator command: adds a JWT signing key and retires the expired ones (with --retire-now:
+//                       every older one, for a leaked key), then exits
+//   reseal-secrets      an operator command: re-seals every stored secret with the newest SECRETS_KEY key, then exits
 // Any number of api and worker processes may run against the same PostgreSQL, Temporal and S3.
 import type { Server } from 'node:http';
 import { createApp, createAuthFailureLimiter } from './app.ts';
 import { keyRotationPolicy, rotateSigningKey } from './db/signing-keys.ts';
+import { resealSecrets } from './services/reseal-secrets.ts';
 import { openDatabase } from './db/orm.ts';
 import { createHttpServer } from './http/server.ts';
 import { SecretBox } from './security/secret-box.ts';
@@ -27,23 +30,36 @@ async function main(role: string | undefined): Promise<void> {
 
   if (role === 'api') stops.unshift(...(await runApi(config, logger, databaseUrl)));
   else if (role === 'worker') stops.unshift(await runWorker(config, logger, databaseUrl));
-  else if (role === 'rotate-signing-key') {
-    await rotateKeys(config, logger, databaseUrl);
+  else if (role === 'rotate-signing-key' || role === 'reseal-secrets') {
+    const options = process.argv.slice(3);
+    const known = role === 'rotate-signing-key' ? ['--retire-now'] : [];
+    const unknown = options.find((o) => !known.includes(o));
+    if (unknown) throw new ConfigError(`Unknown option "${unknown}" for ${role}${known.length ? ` (known: ${known.join(', ')})` : ''}`);
+    const ok = await runOperatorCommand(role, options, config, logger, databaseUrl);
     await stopDatabase();
-    process.exit(0);
-  } else throw new Error(`Unknown role "${role ?? ''}": use "api", "worker" or "rotate-signing-key"`);
+    process.exit(ok ? 0 : 1);
+  } else throw new Error(`Unknown role "${role ?? ''}": use "api", "worker", "rotate-signing-key" or "reseal-secrets"`);
 }
 
 /**
- * `rotate-signing-key` (docs/security.md): a new key that every instance loads within a minute and that signs from
- * `signs_from` on; older keys keep verifying until their tokens' longest lifetime has passed. Prints what it did as JSON.
+ * The operator commands (docs/security.md); each prints what it did as JSON.
+ * `rotate-signing-key`: a new key that every instance loads at once (within a minute should a notification be lost)
+ * and that signs from `signsFrom` on; older keys keep verifying until their tokens' longest lifetime has passed.
+ * With `--retire-now` the new key signs at once and every older key is deleted: their tokens are refused.
+ * `reseal-secrets`: every stored sealed value sealed again with the first SECRETS_KEY key; false when some did not open.
  */
-async function rotateKeys(config: Config, logger: Logger, databaseUrl: string): Promise<void> {
+async function runOperatorCommand(role: string, options: string[], config: Config, logger: Logger, databaseUrl: string): Promise<boolean> {
   const box = new SecretBox(config.secretsKey);
   const orm = await openDatabase(databaseUrl, logger, box);
   try {
-    const rotation = await rotateSigningKey(orm.em.fork(), box, keyRotationPolicy(config.tokens));
+    if (role === 'reseal-secrets') {
+      const report = await resealSecrets(orm.em.fork(), box);
+      console.log(JSON.stringify(report, null, 2));
+      return report.failed.length === 0;
+    }
+    const rotation = await rotateSigningKey(orm.em.fork(), box, keyRotationPolicy(config.tokens), { retireNow: options.includes('--retire-now') });
     console.log(JSON.stringify(rotation, null, 2));
+    return true;
   } finally {
     await orm.close();
   }

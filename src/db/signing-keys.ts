@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { onNotify } from './listen.ts';
 import { sealedContext, type SecretBox } from '../security/secret-box.ts';
 import { generateSigningKey, type SigningKey, type TokenService } from '../security/tokens.ts';
 import type { Orm } from './orm.ts';
@@ -13,7 +14,12 @@ import { SigningKeySchema, type SigningKey as SigningKeyRow } from './signing-ke
 //           ──(the longest token lifetime after that)──▶ retired: gone from JWKS, tokens signed with it are refused.
 //
 // A new key is published in JWKS and verifies at once, but signs only after the activation delay, so no instance
-// issues a token another instance cannot yet verify. Every instance reloads the set every `reloadMs`.
+// issues a token another instance cannot yet verify. A leaked key is retired at once instead (`--retire-now`): every
+// older key is deleted and the new one signs immediately. Every instance reloads the set when a rotation commits (a
+// NOTIFY on KEYS_CHANGED, milliseconds later) and, should that notification be lost, every `reloadMs` anyway.
+
+/** The channel a rotation notifies in its transaction: every API instance reloads its keys when it commits. */
+const KEYS_CHANGED = 'convene_signing_keys';
 
 export interface KeyRotationPolicy {
   /** How often every instance reloads the keys. */
@@ -59,6 +65,9 @@ export function keyStates(rows: readonly SigningKeyRow[], policy: KeyRotationPol
 /** The associated data a signing key's private half is sealed with. */
 const sealContext = (kid: string) => sealedContext('signing_key', kid, 'private_jwk');
 
+/** A key's private half sealed with the newest SECRETS_KEY key (the reseal command); throws when it does not open. */
+export const resealSigningKey = (box: SecretBox, kid: string, sealed: string): string => box.reseal(sealed, sealContext(kid));
+
 async function createKey(em: EntityManager, box: SecretBox): Promise<string> {
   const key = await generateSigningKey();
   em.create(SigningKeySchema, { kid: key.kid, privateJwkSealed: box.seal(JSON.stringify(key.privateJwk), sealContext(key.kid)), publicJwk: key.publicJwk });
@@ -100,44 +109,75 @@ export interface Rotation {
   signsFrom: string;
   /** Keys that still verify, and until when. */
   verifying: Array<{ kid: string; until: string | null }>;
-  /** Keys deleted now: their tokens' longest lifetime has passed. */
+  /** Keys deleted now: their tokens' longest lifetime has passed, or `retireNow` was asked for. */
   retired: string[];
 }
 
 /**
  * The operator's rotation (`node dist/main.js rotate-signing-key`): adds a key that signs after the activation delay,
  * and deletes the keys already retired. Nothing is revoked early: tokens signed by older keys keep working until they
- * expire.
+ * expire. With `retireNow` (`--retire-now`, for a leaked key) every older key is deleted instead and the new key signs
+ * at once: every token signed before is refused as soon as each instance has reloaded (the NOTIFY below).
  */
-export async function rotateSigningKey(em: EntityManager, box: SecretBox, policy: KeyRotationPolicy, now = Date.now()): Promise<Rotation> {
+export async function rotateSigningKey(
+  em: EntityManager,
+  box: SecretBox,
+  policy: KeyRotationPolicy,
+  options: { retireNow?: boolean; now?: number } = {},
+): Promise<Rotation> {
+  const now = options.now ?? Date.now();
   return em.transactional(async (tx) => {
     await lockKeySet(tx);
     const kid = await createKey(tx, box);
     const rows = await tx.find(SigningKeySchema, {});
     const state = keyStates(rows, policy, now);
-    for (const row of state.retired) tx.remove(row);
+    const retired = options.retireNow ? rows.filter((row) => row.kid !== kid) : state.retired;
+    for (const row of retired) tx.remove(row);
     await tx.flush();
+    // Delivered to every instance's listener when this transaction commits (refreshSigningKeys).
+    await tx.execute(`select pg_notify('${KEYS_CHANGED}', '')`);
     const iso = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : null);
     const created = rows.find((r) => r.kid === kid)!;
+    if (options.retireNow) return { kid, signsFrom: new Date(now).toISOString(), verifying: [{ kid, until: null }], retired: retired.map((r) => r.kid) };
     return {
       kid,
       signsFrom: new Date(state.signsFrom(created)).toISOString(),
       verifying: state.verifying.map((row) => ({ kid: row.kid, until: iso(state.verifiesUntil(row)) })),
-      retired: state.retired.map((row) => row.kid),
+      retired: retired.map((row) => row.kid),
     };
   });
 }
 
-/** Reloads the keys into `tokens` every `policy.reloadMs`; a failed reload keeps the current set. Returns stop(). */
-export function refreshSigningKeys(deps: { orm: Orm; box: SecretBox; tokens: TokenService; policy: KeyRotationPolicy; logger: Logger }): () => void {
-  const reload = async () => {
-    try {
-      deps.tokens.useKeys(await loadSigningKeys(deps.orm.em.fork(), deps.box, deps.policy));
-    } catch (err) {
-      deps.logger.warn({ err }, 'signing keys not reloaded; the current set stays in use');
-    }
+/**
+ * Keeps `tokens` on the stored key set: reloads when a rotation commits (LISTEN on KEYS_CHANGED, so a key retired at
+ * once stops verifying here within milliseconds) and every `policy.reloadMs` in case a notification was lost. Reloads
+ * run one after another, so an older read never replaces a newer one. A failed reload keeps the current set.
+ * Returns stop().
+ */
+export function refreshSigningKeys(deps: {
+  orm: Orm;
+  databaseUrl: string;
+  box: SecretBox;
+  tokens: TokenService;
+  policy: KeyRotationPolicy;
+  logger: Logger;
+}): () => Promise<void> {
+  let queue = Promise.resolve();
+  const reload = () => {
+    queue = queue.then(async () => {
+      try {
+        deps.tokens.useKeys(await loadSigningKeys(deps.orm.em.fork(), deps.box, deps.policy));
+      } catch (err) {
+        deps.logger.warn({ err }, 'signing keys not reloaded; the current set stays in use');
+      }
+    });
   };
-  const timer = setInterval(() => void reload(), deps.policy.reloadMs);
+  const timer = setInterval(reload, deps.policy.reloadMs);
   timer.unref();
-  return () => clearInterval(timer);
+  const stopListening = onNotify({ databaseUrl: deps.databaseUrl, channel: KEYS_CHANGED, logger: deps.logger, onChange: reload });
+  return async () => {
+    clearInterval(timer);
+    await stopListening();
+    await queue;
+  };
 }

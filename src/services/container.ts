@@ -132,8 +132,8 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
   const keyPolicy = keyRotationPolicy(config.tokens);
   const keys = await loadSigningKeys(orm.em.fork(), secretBox, keyPolicy);
   const tokens = new TokenService({ keys, issuer: config.tokens.issuer, audience: config.tokens.audience });
-  // A rotated key reaches this instance within one reload (src/db/signing-keys.ts).
-  const stopKeyRefresh = refreshSigningKeys({ orm, box: secretBox, tokens, policy: keyPolicy, logger });
+  // A rotation reaches this instance when it commits (a NOTIFY), or within one periodic reload (src/db/signing-keys.ts).
+  const stopKeyRefresh = refreshSigningKeys({ orm, databaseUrl, box: secretBox, tokens, policy: keyPolicy, logger });
   const auth = new AuthService(tokens, config.tokens);
   const recordings = new RecordingService({
     provider,
@@ -180,7 +180,7 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     deliveries,
     readiness: readinessChecks({ config, orm, s3 }),
     async close() {
-      stopKeyRefresh();
+      await stopKeyRefresh();
       await writer.close();
       await core.close();
     },

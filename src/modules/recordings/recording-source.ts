@@ -1,6 +1,6 @@
 // The notification's temporary link, kept with the recording (docs/decisions.md §7: the notification's `url` is where the
 // recording is downloaded from). The link is a secret (a signed URL), so it is sealed with SECRETS_KEY in the
-// recordings row, bound to that recording as every sealed value is to its row (SecretBox v2, sealedContext), and
+// recordings row, bound to that recording as every sealed value is to its row (SecretBox, sealedContext), and
 // opened only by the transfer activity: it never enters a workflow history (docs/decisions.md §13).
 import { sealedContext, type SecretBox } from '../../security/secret-box.ts';
 import type { RecordingReadyNotification } from '../../upstream/protocol.ts';
@@ -18,6 +18,9 @@ export function sealNotifiedSource(box: SecretBox, recordingId: string, notifica
   const source: NotifiedSource = { url: notification.url, contentType: notification.content_type ?? null, sizeBytes: notification.size_bytes ?? null };
   return box.seal(JSON.stringify(source), context(recordingId));
 }
+
+/** The same link sealed with the newest SECRETS_KEY key (the reseal command); throws when it does not open. */
+export const resealNotifiedSource = (box: SecretBox, recordingId: string, sealed: string): string => box.reseal(sealed, context(recordingId));
 
 /** The sealed source, or null when there is none or it does not open (another key: the provider is asked instead). */
 export function openNotifiedSource(box: SecretBox, recordingId: string, sealed: string | null | undefined): NotifiedSource | null {

@@ -14,7 +14,7 @@ import type { RoomRecordingStop } from '../rooms/room.ports.ts';
 import { TenantSchema, type Tenant } from './tenant.entity.ts';
 import { mergePatch, withDefaults, type StoredTenantConfig, type TenantConfig, type TenantConfigPatch } from './tenant-config.ts';
 import { assertValidConfig } from './tenant-config.rules.ts';
-import { maskConfig, openConfig, sealConfig } from './tenant-config.secrets.ts';
+import { maskConfig, openConfig, sealConfig, unmaskPatch } from './tenant-config.secrets.ts';
 
 export const DEFAULT_LIMITS = { max_concurrent_rooms: 100, max_participants_per_room: 10, max_recording_duration_minutes: 120 };
 
@@ -125,8 +125,9 @@ export class TenantService {
   async patchConfig(em: EntityManager, id: string, principal: Principal, patch: TenantConfigPatch) {
     const tenant = await this.getManaged(em, id, principal);
     const current = openConfig(tenant.config, this.deps.secretBox, tenant.id);
-    // A secret left out of the patch keeps its value (merge patch), so clients never need to send it back.
-    const merged = mergePatch<StoredTenantConfig>(current, patch);
+    // A secret left out of the patch keeps its value (merge patch), so clients never need to send it back; one sent
+    // back as the mask it was shown as keeps it too.
+    const merged = mergePatch<StoredTenantConfig>(current, unmaskPatch(patch, current));
     const valid = await assertValidConfig(withDefaults(merged), { production: this.deps.production, providers: this.deps.providers, patch });
     if (merged.transcription_language !== undefined) merged.transcription_language = valid.transcription_language;
     tenant.config = sealConfig(merged, this.deps.secretBox, tenant.id);
