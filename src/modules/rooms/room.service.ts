@@ -232,9 +232,13 @@ export class RoomService {
     const tenantId = tenantOf(principal);
     const afterCommit = await this.handovers.transaction(em, async (tx) => {
       const room = await tx.findOne(RoomSchema, { id: roomId, tenant: tenantId });
-      if (!room || (await tx.nativeDelete(RoomSchema, { id: roomId, tenant: tenantId })) === 0) throw notFound('Room');
+      if (!room) throw notFound('Room');
       await this.recordingStop.whenRoomCloses(tx, { tenantId, id: roomId, name: room.name }, 'deleted');
-      return this.sessions.roomClosed(tx, { roomId, endedAt: new Date().toISOString(), deleted: true });
+      // The room's turn (its event counter) before its row, the order a chat message takes them (the turn, then the
+      // foreign-key lock on the row): deleting the row first would deadlock with a message in flight.
+      const closed = await this.sessions.roomClosed(tx, { roomId, endedAt: new Date().toISOString(), deleted: true });
+      if ((await tx.nativeDelete(RoomSchema, { id: roomId, tenant: tenantId })) === 0) throw notFound('Room');
+      return closed;
     });
     afterCommit();
     await this.events.publish({ type: 'room.deleted', tenantId, roomId });
