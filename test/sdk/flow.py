@@ -100,7 +100,7 @@ def main():
     def test_event_done():
         detail = test_deliveries.get_webhook_delivery(test_queued.id).data
         if detail.status == cc.WebhookDeliveryStatus.FAILED:
-            raise RuntimeError(f"test event {detail.id} failed")
+            raise RuntimeError(f"test event {detail.id} failed: {[a.error for a in detail.attempts]}")
         return detail if detail.status == cc.WebhookDeliveryStatus.SUCCEEDED else None
 
     test_finished = until("the test event to succeed", test_event_done)
