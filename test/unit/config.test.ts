@@ -61,7 +61,7 @@ test('the edge: limits before authentication, server timeouts and socket caps ha
   const config = loadConfig({});
   expect(config.authFailureLimitPerMinute).toBe(60);
   expect(config.trustProxy).toBeUndefined();
-  expect(config.http).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, maxHeadersCount: 100 });
+  expect(config.http).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, writeTimeoutMs: 60_000, maxHeadersCount: 100 });
   expect(config.ws).toEqual({ maxSocketsPerParticipant: 5, upgradesPerAddressPerMinute: 120 });
   expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
   // Node refuses a headers timeout longer than the request timeout; so does start-up, naming the variable.

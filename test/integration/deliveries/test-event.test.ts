@@ -25,7 +25,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const sendTest = (auth = tenant.auth) => stack.t.request.post('/api/v1/webhooks/test').set(auth);
+const sendTest = (auth: Record<string, string> = tenant.auth) => stack.t.request.post('/api/v1/webhooks/test').set(auth);
 const result = async (deliveryId: string) => (await startedRun(stack.temporal, webhookDeliveryWorkflowId(deliveryId))).result();
 
 test('without a configured webhook the test event is 400 INVALID_STATE and nothing is logged', async () => {
