@@ -5,11 +5,13 @@
 // provider does not diarize) and is precision first: an action item it cannot state clearly is left out. The rules
 // live in ./builtin/: action-items.ts (how commitments are recognised and what is left out), summary.ts (which
 // sentences summarise), names.ts (who is named: owners only when the meeting names them, never a recogniser's label),
-// text.ts (turns, clauses, how an item is written: "Tom: write the release notes by Friday"). Measured on the
+// speakers.ts (who says each turn, also without diarization: from introductions and names said to someone), text.ts
+// (turns, clauses, how an item is written: "Tom: write the release notes by Friday"). Measured on the
 // meeting corpus (test/fixtures/meetings) by bench/analyser-corpus.ts; figures in BENCHMARKS.md.
 
 import { extractActionItems } from './builtin/action-items.ts';
 import { speakerNames } from './builtin/names.ts';
+import { turnSpeakers } from './builtin/speakers.ts';
 import { summarize } from './builtin/summary.ts';
 import { turnsOf } from './builtin/text.ts';
 import type { AiAnalyzer, AnalysisRequest, MeetingInsights } from './types.ts';
@@ -34,6 +36,8 @@ export interface SpokenText {
 export function analyzeTranscript(input: { text: string; segments: SpokenText[] }): MeetingInsights {
   const turns = turnsOf(input);
   const labels = new Set(turns.flatMap((turn) => (turn.speaker === null ? [] : [turn.speaker])));
-  const actionItems = extractActionItems({ turns, speakerNames: speakerNames(input.segments), diarized: labels.size > 1 });
+  const diarized = labels.size > 1;
+  const speakers = turnSpeakers(turns, speakerNames(input.segments), diarized);
+  const actionItems = extractActionItems({ turns, speakers, diarized });
   return { summary: summarize(turns), actionItems };
 }

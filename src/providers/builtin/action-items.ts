@@ -17,7 +17,8 @@
 // drive"), standing rules ("please always sign in"), the past ("Tom sent …": no future form), tasks with nothing
 // concrete in them ("I'll do that" unless it accepts a request). Owners are names the meeting gives, never a
 // recogniser's label (`speaker_0`).
-import { TITLE, displayName, isBaseVerb, isCapitalisedName, isLooseName, isRoleWord, isStrictName } from './names.ts';
+import { TITLE, displayName, isBaseVerb, isCapitalisedName, isLooseName, isRoleWord, isStrictName, isVocativeName, startsWithVerb } from './names.ts';
+import { addresseeOf } from './speakers.ts';
 import { isQuestion, stripFillers, writeItem, type Turn } from './text.ts';
 
 const MAX_ACTION_ITEMS = 50;
@@ -31,8 +32,8 @@ const NAME = String.raw`((?:${TITLE}\s+)?${W}(?:\s+${W})??)`;
 
 export interface MeetingContext {
   turns: Turn[];
-  /** Speaker label → name, where the meeting makes it clear (names.ts `speakerNames`). */
-  speakerNames: Map<string, string>;
+  /** Turn index → who says it, where the meeting makes it clear (speakers.ts `turnSpeakers`). */
+  speakers: Map<number, string>;
   /** Whether the labels tell speakers apart (more than one label). */
   diarized: boolean;
 }
@@ -40,6 +41,9 @@ export interface MeetingContext {
 interface Item {
   owner: string | null;
   task: string;
+  /** Who "you" and "me" are in the task, where known: the person spoken to, the speaker. */
+  you?: string | null;
+  me?: string | null;
 }
 
 export function extractActionItems(context: MeetingContext): string[] {
@@ -52,7 +56,7 @@ export function extractActionItems(context: MeetingContext): string[] {
       if (item) items.push(item);
     });
   }
-  return dedupe(items)
+  return dedupe(items.map((item) => ({ owner: item.owner, task: thirdPerson(item) })))
     .slice(0, MAX_ACTION_ITEMS)
     .map((item) => writeItem(item.owner, item.task));
 }
@@ -62,8 +66,8 @@ function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext,
   const text = stripFillers(bare);
   // Capitals mean something except on a sentence's first word ("And Frank will …": "Frank" is not the first word).
   const startsSentence = text.length === bare.length;
-  const speaker = turn.speaker === null ? null : (context.speakerNames.get(turn.speaker) ?? null);
-  return (
+  const speaker = context.speakers.get(turn.index) ?? null;
+  const item =
     explicitMarker(text, speaker) ??
     myAction(text, speaker) ??
     assignment(text, turn, at, context) ??
@@ -71,10 +75,12 @@ function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext,
     owns(text, startsSentence) ??
     request(text, turn, at, context, consumed) ??
     directive(text) ??
-    thirdPerson(text, startsSentence) ??
-    firstPerson(clause, text, speaker) ??
-    classAssignment(text)
-  );
+    addressedTask(text, turn) ??
+    namedCommitment(text, startsSentence) ??
+    firstPerson(clause, text, speaker, turn, context) ??
+    classAssignment(text) ??
+    acceptedInstruction(clause, text, turn, at, context, consumed);
+  return item && { ...item, me: item.me ?? speaker };
 }
 
 // --- the rules -------------------------------------------------------------------------------------------------------
@@ -179,6 +185,8 @@ function request(text: string, turn: Turn, at: number, context: MeetingContext, 
   const [vocative, requestee, asked] = match ? [match[1], match[2], match[3]] : [undefined, 'someone', who![1]];
   let addressed = vocative === undefined ? null : (nameIn(vocative, { loose: true, initial: true }) ?? null);
   if (vocative !== undefined && !addressed) return undefined;
+  // "Pat, you know the housing office. Can you file a complaint?": the turn says whom it asks.
+  if (vocative === undefined && GROUP_REQUESTEE.test(requestee) && requestee.toLowerCase() === 'you') addressed = turnAddressee(turn) ?? null;
   const requesteeName = GROUP_REQUESTEE.test(requestee) ? null : (nameIn(requestee, { loose: true }) ?? null);
   if (!GROUP_REQUESTEE.test(requestee) && !requesteeName) return undefined;
   let vp = asked;
@@ -195,15 +203,18 @@ function request(text: string, turn: Turn, at: number, context: MeetingContext, 
   const task = cleanTask(vp);
   if (!isTask(task)) return undefined;
   consumed.add(`${answer.turn.index}:0`);
-  const accepter = answer.turn.speaker === null || !context.diarized ? null : (context.speakerNames.get(answer.turn.speaker) ?? null);
+  const accepter = context.speakers.get(answer.turn.index) ?? null;
   const deadline = deadlineIn(reply);
-  return { owner: addressed ?? requesteeName ?? accepter, task: deadline && !deadlineIn(task) ? `${task} ${deadline}` : task };
+  const owner = addressed ?? requesteeName ?? accepter;
+  return { owner, task: deadline && !deadlineIn(task) ? `${task} ${deadline}` : task, you: owner };
 }
 
 /** The turn that answers a request: the next one (with speakers told apart, the next by someone else, within two turns). */
 function answerTo(turn: Turn, context: MeetingContext): { turn: Turn } | undefined {
   if (!context.diarized) {
-    const next = context.turns[turn.index + 1];
+    // A recogniser may cut a trailing "please." into a segment of its own: the answer is the turn after it.
+    let next = context.turns[turn.index + 1];
+    if (next && COURTESY_ONLY.test(next.clauses.join(' '))) next = context.turns[turn.index + 2];
     return next ? { turn: next } : undefined;
   }
   for (let t = turn.index + 1; t <= turn.index + 2 && t < context.turns.length; t++) {
@@ -212,10 +223,18 @@ function answerTo(turn: Turn, context: MeetingContext): { turn: Turn } | undefin
   return undefined;
 }
 
+const COURTESY_ONLY = /^\s*(?:please|thanks|thank you)[.!]?\s*$/i;
+
+/** The name a turn says to someone ("Pat, you know …", "… doable, Maya."), if it does. */
+function turnAddressee(turn: Turn): string | undefined {
+  return addresseeOf(turn.clauses.join(' '));
+}
+
 function stripLeadingNoise(text: string): string {
   return text.replace(/^(?:(?:um+|uh+|uhm|er+m?|oh|ah|well|hmm+)\b[,.]?\s*)+/i, '').trim();
 }
 
+const YOU_MUST = String.raw`(?:i want you to|i need you to|you'll need to|you will need to|you need to|you'll have to|you have to|you're going to|you are going to|you'll|you will|please)`;
 const DIRECTIVE = new RegExp(String.raw`^(?:(everyone|everybody|all|team|folks|guys|you all|y'all)|${NAME}),?\s+please\s+(.+)$`, 'iu');
 const STANDING_RULE = /\b(?:always|never|whenever|every time|when you)\b/i;
 
@@ -224,7 +243,61 @@ function directive(text: string): Item | undefined {
   if (!match || STANDING_RULE.test(match[3])) return undefined;
   if (match[1]) return taskItem(null, match[3]);
   const owner = nameIn(match[2], { loose: true, initial: true });
-  return owner ? taskItem(owner, match[3]) : undefined;
+  return owner ? taskItem(owner, match[3], { you: owner }) : undefined;
+}
+
+/**
+ * A task said to someone by name: "Tina, grab two chairs from the patio", "Elena, you'll need to rerun the samples",
+ * "Jake, I want you to call their CFO"; and "I want you to …" in a turn that names whom it speaks to.
+ */
+const ADDRESSED = new RegExp(String.raw`^${NAME},\s+(?:${YOU_MUST}\s+)?(.+)$`, 'iu');
+const WANT_YOU = new RegExp(String.raw`\b(?:i want you to|i need you to|i'd like you to)\s+(.+)$`, 'iu');
+
+function addressedTask(text: string, turn: Turn): Item | undefined {
+  if (isQuestion(text)) return undefined;
+  const match = ADDRESSED.exec(text);
+  const name = match && isVocativeName(match[1], text === match.input) ? displayName(match[1].replace(/'s$/i, '')) : undefined;
+  if (match && name && startsWithVerb(match[2])) {
+    const item = taskItem(name, match[2], { you: name, toOthers: true });
+    if (item) return item;
+  }
+  const wanted = WANT_YOU.exec(text);
+  if (!wanted) return undefined;
+  const owner = turnAddressee(turn) ?? null;
+  return taskItem(owner, wanted[1], { you: owner });
+}
+
+/**
+ * An instruction the next speaker accepts: "Draft a counter offer and send it to me." → "Okay, I'll have it to you
+ * tomorrow." The one told is whom the turn names, else whoever accepted, when the meeting says who that is. And an
+ * offer taken up: "I can call the morning patients." → "Please do."
+ */
+const OFFER = /^(?:i can|i could|i'm happy to|i am happy to|happy to)\s+(.+)$/iu;
+const TAKEN_UP = /^(?:please do|yes please|go ahead|that would (?:help|be great)|perfect|great|sounds good|thanks|thank you)\b/i;
+
+function acceptedInstruction(clause: string, text: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
+  if (isQuestion(clause)) return undefined;
+  // An answer answers what was asked last: a later clause that is itself an instruction or an offer answers instead.
+  const later = turn.clauses.slice(at + 1).map((c) => stripFillers(c.replace(/[.!?]+\s*$/, '')));
+  if (later.some((c) => isQuestion(c) || OFFER.test(c) || startsWithVerb(c.replace(/^please\s+/i, '')))) return undefined;
+  const answer = answerTo(turn, context);
+  if (!answer) return undefined;
+  const reply = stripLeadingNoise(answer.turn.clauses[0]);
+  const offer = OFFER.exec(text);
+  if (offer) {
+    if (!TAKEN_UP.test(reply) || DECLINE.test(reply)) return undefined;
+    return taskItem(context.speakers.get(turn.index) ?? null, offer[1]);
+  }
+  const instruction = text.replace(/^please\s+/i, '');
+  const head = instruction.split(/\s+/)[0] ?? '';
+  if (/^(?:let|let's|lets)$/i.test(head) || !ACCEPT.test(reply) || DECLINE.test(reply) || isQuestion(answer.turn.clauses.join(' '))) return undefined;
+  if (!startsWithVerb(instruction)) return undefined;
+  const owner = turnAddressee(turn) ?? context.speakers.get(answer.turn.index) ?? null;
+  const item = taskItem(owner, instruction, { you: owner, toOthers: true });
+  if (!item) return undefined;
+  consumed.add(`${answer.turn.index}:0`);
+  const deadline = deadlineIn(reply);
+  return deadline && !deadlineIn(item.task) ? { ...item, task: `${item.task} ${deadline}` } : item;
 }
 
 const NAMED_WILL = new RegExp(String.raw`${NAME}(?:\s+(?:will|is going to|is gonna)|'ll|'s going to|'s gonna)\s+(.+)$`, 'iu');
@@ -238,7 +311,7 @@ const OUTSIDE_PARTIES = new Set(
 /** Words before a commitment that make it something other than one: a condition, a report, a guess, a question. */
 const NOT_A_COMMITMENT_BEFORE = /\b(?:if|unless|whether|when|once|in case|said|says|say|asked|asks|mentioned|thinks?|thought|hopes?|hoped|maybe|perhaps|probably|wonder(?:ed)?|whoever|what|why|how)\b/i;
 
-function thirdPerson(text: string, startsSentence: boolean): Item | undefined {
+function namedCommitment(text: string, startsSentence: boolean): Item | undefined {
   for (const match of matchesAt(NAMED_WILL, text)) {
     if (NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index)) || isQuestion(text)) return undefined;
     const owner = nameIn(match[1], { loose: false, initial: startsSentence && match.index === 0, capitalised: true });
@@ -257,11 +330,17 @@ function thirdPerson(text: string, startsSentence: boolean): Item | undefined {
 }
 
 const FIRST_PERSON = /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i shall)\s+(.+)$/iu;
+/** "I'll call you when I hear back": a promise on a condition is not (yet) a task. */
+const CONDITION_AFTER = /\b(?:when|once|if|unless|as soon as|in case)\s+(?:i|we|you|they|he|she|it)\b/i;
 
-function firstPerson(clause: string, text: string, speaker: string | null): Item | undefined {
+function firstPerson(clause: string, text: string, speaker: string | null, turn: Turn, context: MeetingContext): Item | undefined {
   const match = FIRST_PERSON.exec(text);
-  if (!match || NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index)) || isQuestion(clause)) return undefined;
-  return taskItem(speaker, match[1]);
+  if (!match || NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index)) || isQuestion(clause) || CONDITION_AFTER.test(match[1])) {
+    return undefined;
+  }
+  // "I'll email you the schedule": "you" is whom the turn names, else who spoke just before, when known.
+  const you = turnAddressee(turn) ?? context.speakers.get(turn.index - 1) ?? null;
+  return taskItem(speaker, match[1], { you: you === speaker ? null : you });
 }
 
 const CLASS_ASSIGNMENT = /\b(?:for homework|for next (?:week|class|time|lesson)|for tomorrow|before next class|(?:your )?homework is(?: to)?)[,:]?\s+(.+)$/iu;
@@ -281,8 +360,10 @@ function classAssignment(text: string): Item | undefined {
 const NOT_TASK_HEADS = new Set(
   `be see think try guess need hope have let keep wait say tell admit lie stop go come want like know remember forget
   mention hear bet figure probably likely maybe perhaps possibly hopefully not never is are was were start begin
-  continue explain recap summarise summarize walk grab join hand mute unmute repeat introduce`.split(/\s+/),
+  continue explain recap summarise summarize walk grab join hand mute unmute repeat introduce let's lets`.split(/\s+/),
 );
+/** Heads that are in the meeting when said of oneself ("I'll grab a coffee") and a task when said to someone else. */
+const SELF_ONLY_HEADS = new Set(['grab', 'hand', 'walk']);
 const IN_MEETING = /^share (?:my|the|your|his|her) screen\b/i;
 const HEDGE = /\b(?:probably|maybe|might|perhaps|possibly|hopefully|not sure)\b/i;
 /** Words that carry no task: pronouns, determiners, prepositions, time words ("do that this week" has none). */
@@ -295,9 +376,26 @@ const EMPTY_WORDS = new Set(
   december lunch while bit care`.split(/\s+/),
 );
 
-function taskItem(owner: string | null, raw: string, options: { noun?: boolean } = {}): Item | undefined {
+function taskItem(owner: string | null, raw: string, options: { noun?: boolean; you?: string | null; toOthers?: boolean } = {}): Item | undefined {
   const task = cleanTask(raw);
-  return isTask(task, options) ? { owner, task } : undefined;
+  return isTask(task, options) ? { owner, task, you: options.you } : undefined;
+}
+
+/**
+ * An item reads in the third person: "you" is the person spoken to and "me" the speaker, by name where the meeting
+ * says who they are; otherwise "them" / "their" (an owner's own "your notes" are "their notes").
+ */
+function thirdPerson(item: Item): string {
+  const you = item.you === item.owner ? null : (item.you ?? null);
+  const me = item.me === item.owner ? null : (item.me ?? null);
+  return item.task
+    .replace(/\byourself\b/gi, item.you === item.owner ? 'themselves' : (you ?? 'them'))
+    .replace(/\byours\b/gi, you ? `${you}'s` : 'theirs')
+    .replace(/\byour\b/gi, you ? `${you}'s` : 'their')
+    .replace(/\byou\b/gi, you ?? 'them')
+    .replace(/\bmyself\b/gi, item.me === item.owner ? 'themselves' : (me ?? 'myself'))
+    .replace(/\bmy\b/gi, item.me === item.owner && item.owner ? 'their' : me ? `${me}'s` : 'my')
+    .replace(/\bme\b/gi, item.me === item.owner && item.owner ? 'them' : (me ?? 'me'));
 }
 
 const LEADING_ADVERBS = /^(?:(?:also|just|quickly|definitely|then|still|go ahead and|go and|make sure to|be sure to|try and)\s+)+/i;
@@ -315,13 +413,13 @@ function cleanTask(raw: string): string {
   return task.replace(TRAILING, '').replace(/[.!?,;:]+$/u, '').trim();
 }
 
-function isTask(task: string, options: { noun?: boolean } = {}): boolean {
+function isTask(task: string, options: { noun?: boolean; toOthers?: boolean } = {}): boolean {
   const words = task.toLowerCase().match(/[\p{L}\p{N}'-]+/gu) ?? [];
   if (words.length < 2 || HEDGE.test(task)) return false;
   const head = words[0] ?? '';
   if (!options.noun) {
     if (head === 'have' && words[1] === 'a' && words[2] === 'look') return words.slice(3).some((w) => !EMPTY_WORDS.has(w));
-    if (NOT_TASK_HEADS.has(head) || IN_MEETING.test(task)) return false;
+    if ((NOT_TASK_HEADS.has(head) && !(options.toOthers && SELF_ONLY_HEADS.has(head))) || IN_MEETING.test(task)) return false;
   }
   // Something concrete after the verb: "do that this week" has nothing; "get two quotes" has.
   const rest = options.noun ? words : words.slice(1);

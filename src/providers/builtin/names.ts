@@ -56,6 +56,20 @@ export function isCapitalisedName(word: string): boolean {
   return isCapitalised(bare) && bare.length >= 2 && !NEVER_NAMES.has(bare.toLowerCase()) && !/\d|_/.test(bare);
 }
 
+/**
+ * A word said to someone as their name, set off by a comma ("Tina, grab …", "… doable, Maya."). Where a sentence does
+ * not start, a capital is enough (a recogniser capitalises names, and "Maya" is also a noun to the lexicon); at the
+ * start, where every word has one, a name the lexicon knows or a word it does not know, other than an adverb in -ly.
+ */
+export function isVocativeName(word: string, initial: boolean): boolean {
+  const bare = word.replace(/'s$/i, '');
+  if (bare.length < 2 || NEVER_NAMES.has(bare.toLowerCase()) || /\d|_/.test(bare) || !isCapitalised(bare)) return false;
+  const tags = lexiconTags(bare);
+  if (tags.some((tag) => NAME_TAGS.has(tag))) return true;
+  if (!initial) return true;
+  return tags.length === 0 && bare.length >= 3 && !/ly$/i.test(bare);
+}
+
 export function isTitle(word: string): boolean {
   return TITLE_WORD.test(word);
 }
@@ -137,6 +151,16 @@ export function speakerNames(segments: ReadonlyArray<{ speaker: string | null; t
 /** A word for a role rather than a person ("the clerk", "the finance director"), by compromise's lexicon. */
 export function isRoleWord(word: string): boolean {
   return lexiconTags(word).includes('Actor');
+}
+
+/**
+ * A phrase that starts with a verb in its base form, as compromise tags it in context ("grab two chairs", "update the
+ * forecast"): how an instruction starts. Slower than a lexicon look-up; used only where a rule already matched.
+ */
+export function startsWithVerb(phrase: string): boolean {
+  const terms = (nlp(phrase).json() as Array<{ terms: Array<{ tags: string[] }> }>)[0]?.terms ?? [];
+  const tags = terms[0]?.tags ?? [];
+  return tags.includes('Infinitive') || tags.includes('Imperative');
 }
 
 /** A word compromise's lexicon knows as a verb in its base form ("write", "read"). */
