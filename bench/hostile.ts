@@ -16,8 +16,10 @@
 // each sent without credentials and with a tenant's API key, alone (--repeat requests one after the other) and 8 at
 // once (--rounds rounds of 8 concurrent requests).
 //
-// Reported per body and variant: the status, the median answer time and the answer's size; and the worst event-loop
-// delay of the API while it ran: prom-client's `convene_nodejs_eventloop_lag_max_seconds` (perf_hooks'
+// Reported per body and variant: the status, the median answer time and the answer's size; the API's CPU time per
+// request (prom-client's `convene_process_cpu_seconds_total` before and after: unlike times, it does not grow when
+// other work shares the machine; an upper bound, as the probes' and one /metrics read's CPU is in it); and the worst
+// event-loop delay of the API while it ran: prom-client's `convene_nodejs_eventloop_lag_max_seconds` (perf_hooks'
 // monitorEventLoopDelay in the API process; reading /metrics resets it, so one read before and one after a variant
 // gives the worst delay within it), beside the worst time of `GET /readyz` probes sent every 50 ms meanwhile. The
 // baseline is the same pair over a few seconds of probes alone, in the same run. Every request has a --timeout
@@ -127,12 +129,15 @@ function probe(apiUrl: string): { stop: () => Promise<Answer[]> } {
   };
 }
 
-/** The API's worst event-loop delay (ms) since the previous read of /metrics (prom-client resets it on every read). */
-async function worstLoopDelay(apiUrl: string): Promise<number> {
+/**
+ * From the API's /metrics: its worst event-loop delay (ms) since the previous read (prom-client resets it on every
+ * read), and the CPU time (ms) it has used so far.
+ */
+async function apiMetrics(apiUrl: string): Promise<{ loopMs: number; cpuMs: number }> {
   const res = await fetch(`${apiUrl}/metrics`, { signal: AbortSignal.timeout(TIMEOUT_MS) }).catch(() => undefined);
-  if (!res?.ok) return NaN;
-  const line = (await res.text()).split('\n').find((l) => l.startsWith('convene_nodejs_eventloop_lag_max_seconds'));
-  return line ? Number(line.split(' ')[1]) * 1000 : NaN;
+  const text = res?.ok ? await res.text().catch(() => '') : '';
+  const value = (name: string) => Number(text.split('\n').find((l) => l.startsWith(`${name} `))?.split(' ')[1] ?? NaN) * 1000;
+  return { loopMs: value('convene_nodejs_eventloop_lag_max_seconds'), cpuMs: value('convene_process_cpu_seconds_total') };
 }
 
 /** Waits until GET /healthz answers within a second again (a timed-out request may still hold the API). */
@@ -155,6 +160,7 @@ interface Row {
   bytes: string;
   loopMs: number;
   probeMs: number;
+  cpuMs: number;
 }
 
 const ms = (n: number) => (Number.isFinite(n) ? (n < 10 ? n.toFixed(1) : Math.round(n).toString()) : '–');
@@ -178,10 +184,10 @@ await runBench(async () => {
   log(`API ${apiUrl}; ${cpus().length} CPUs, Node ${process.version}; bodies ${bodies.map((b) => `${b.name} ${b.body.length} B`).join(', ')}`);
 
   // The baseline: probes alone.
-  await worstLoopDelay(apiUrl);
+  await apiMetrics(apiUrl);
   const baselineProbes = probe(apiUrl);
   await sleep(3000);
-  const baseline = { probes: await baselineProbes.stop(), loopMs: await worstLoopDelay(apiUrl) };
+  const baseline = { probes: await baselineProbes.stop(), loopMs: (await apiMetrics(apiUrl)).loopMs };
   const baselineProbeMs = stats(baseline.probes.map((a) => a.ms));
   log(`baseline: GET /readyz median ${ms(baselineProbeMs.p50)} ms, worst ${ms(baselineProbeMs.max)} ms; worst event-loop delay ${ms(baseline.loopMs)} ms`);
 
@@ -196,12 +202,12 @@ await runBench(async () => {
       for (const mode of ['alone', `${CONCURRENT} at once`]) {
         const row = { body: hostile.name, credentials: credentialName, mode };
         if (timedOut) {
-          rows.push({ ...row, statuses: idle ? 'not sent' : 'not sent (API still busy)', answerMs: '–', bytes: '–', loopMs: NaN, probeMs: NaN });
+          rows.push({ ...row, statuses: idle ? 'not sent' : 'not sent (API still busy)', answerMs: '–', bytes: '–', loopMs: NaN, probeMs: NaN, cpuMs: NaN });
           continue;
         }
         const init: RequestInit = { method: hostile.method, headers: { ...headers, 'content-type': 'application/json' }, body: hostile.body };
         const url = `${apiUrl}${hostile.path(ids)}`;
-        await worstLoopDelay(apiUrl);
+        const before = await apiMetrics(apiUrl);
         const probes = probe(apiUrl);
         const answers: Answer[] = [];
         if (mode === 'alone') {
@@ -212,7 +218,9 @@ await runBench(async () => {
           }
         }
         const probeAnswers = await probes.stop();
-        const loopMs = await worstLoopDelay(apiUrl);
+        const { loopMs, cpuMs } = await apiMetrics(apiUrl);
+        // The API's CPU time per hostile request (the probes' share included: ~1 ms each, see the baseline).
+        const cpuPerRequest = (cpuMs - before.cpuMs) / answers.length;
         timedOut = answers.some((a) => a.status === 'timeout');
         anyTimedOut ||= timedOut;
         const statuses = [...new Set(answers.map((a) => String(a.status)))].join(', ');
@@ -225,6 +233,7 @@ await runBench(async () => {
           bytes: answered.length ? String(stats(answered.map((a) => a.bytes)).p50) : '–',
           loopMs,
           probeMs: probeWorst,
+          cpuMs: timedOut ? NaN : cpuPerRequest,
         });
         const last = rows.at(-1)!;
         log(`${hostile.name} / ${credentialName} / ${mode}: ${statuses}, median ${last.answerMs}${timedOut ? '' : ' ms'}, ${last.bytes} B; worst loop delay ${ms(loopMs)} ms, worst /readyz ${ms(probeWorst)} ms`);
@@ -239,11 +248,11 @@ await runBench(async () => {
     '',
     `baseline (GET /readyz alone, ${baseline.probes.length} probes): median ${ms(baselineProbeMs.p50)} ms, worst ${ms(baselineProbeMs.max)} ms; worst event-loop delay ${ms(baseline.loopMs)} ms`,
     '',
-    '| body | credentials | sent | status | answer ms (median) | answer bytes | worst loop delay ms | × baseline | worst /readyz ms | × baseline |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| body | credentials | sent | status | answer ms (median) | answer bytes | API CPU ms per request | worst loop delay ms | × baseline | worst /readyz ms | × baseline |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.body} | ${r.credentials} | ${r.mode} | ${r.statuses} | ${r.answerMs} | ${r.bytes} | ${loop(r)} | ${ratio(r.loopMs, baseline.loopMs)} | ${ms(r.probeMs)} | ${ratio(r.probeMs, baselineProbeMs.max)} |`,
+        `| ${r.body} | ${r.credentials} | ${r.mode} | ${r.statuses} | ${r.answerMs} | ${r.bytes} | ${ms(r.cpuMs)} | ${loop(r)} | ${ratio(r.loopMs, baseline.loopMs)} | ${ms(r.probeMs)} | ${ratio(r.probeMs, baselineProbeMs.max)} |`,
     ),
     '',
     `alone: ${REPEAT} requests one after the other; ${CONCURRENT} at once: ${ROUNDS} rounds; ${await loadAverage()} at the end`,
