@@ -40,8 +40,9 @@ export async function createTestApp(env: Record<string, string | undefined> = {}
     // Every test calls from loopback and many send wrong credentials on purpose: the per-address limit of failed
     // credentials (docs/decisions.md §14) would refuse them after 60. Tests of that limit set their own.
     AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
-    // Recordings are downloaded from the development media server and local stand-ins on loopback (docs/decisions.md §7).
-    SSRF_ALLOW_LOOPBACK: 'true',
+    // Recordings are downloaded from the development media server and local stand-ins on loopback (docs/decisions.md §7);
+    // a production configuration refuses the setting, so a test of production leaves it out.
+    ...(env.NODE_ENV === 'production' ? {} : { SSRF_ALLOW_LOOPBACK: 'true' }),
     ...env,
     LOG_LEVEL: 'info',
   });
