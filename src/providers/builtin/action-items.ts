@@ -18,6 +18,7 @@
 // concrete in them ("I'll do that" unless it accepts a request). Owners are names the meeting gives, never a
 // recogniser's label (`speaker_0`).
 import { TITLE, displayName, isBaseVerb, isCapitalisedName, isLooseName, isRoleWord, isStrictName, isVocativeName, startsWithVerb } from './names.ts';
+import { leadingNoiseOff } from '../action-item-check.ts';
 import { addresseeOf } from './speakers.ts';
 import { isQuestion, stripFillers, writeItem, type Turn } from './text.ts';
 
@@ -408,7 +409,8 @@ const CUT_AT = [
 const TRAILING = /(?:[\s,]+(?:ok|okay|right|please|thanks|thank you|yeah|then|as well|too))+\s*$/i;
 
 function cleanTask(raw: string): string {
-  let task = raw.replace(/\s+/g, ' ').trim().replace(/[.!?,;:]+$/u, '').replace(LEADING_ADVERBS, '');
+  const spoken = raw.replace(/(?:^|[\s,]+)(?:um+|uh+|uhm|erm|er)\b[,.]?(?=\s|$)/giu, ' ');
+  let task = leadingNoiseOff(spoken.replace(/\s+/g, ' ').trim()).replace(/[.!?,;:]+$/u, '').replace(LEADING_ADVERBS, '');
   for (const cut of CUT_AT) task = task.replace(cut, '');
   return task.replace(TRAILING, '').replace(/[.!?,;:]+$/u, '').trim();
 }

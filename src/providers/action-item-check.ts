@@ -1,0 +1,172 @@
+// The checks every action item passes, whoever proposed it (docs/decisions.md §9): the builtin analyser's rules and a
+// language model behind `openai-compatible` alike. An item reads "Owner: task" (or the task alone when the meeting
+// names no one), the task starts with a word (a verb or its object), never with punctuation or a filler, is in the
+// third person, says something to do, and keeps its deadline. A model's item is also grounded: its content words occur
+// in the part of the transcript it came from, and its owner is a name said there. Items of several parts of a long
+// meeting are merged without duplicates.
+
+/** A recogniser's speaker label (`speaker_0`, `Speaker 2`, `spk_1`, `A`): never a person's name. */
+const SPEAKER_LABEL = /^(?:(?:speaker|spk|spkr)[ _-]?\d+|[A-Z]|SPEAKER_\d+)$/i;
+/** An owner prefix: `Name: ` at the start of an item. */
+const OWNER_PREFIX = /^([^:\n]{1,60}):\s*/;
+/** Empty owners models write when the meeting names none. */
+const NO_OWNER = /^(?:null|none|n\/?a|unknown|unassigned|tbd|nobody|no one|someone|somebody|everyone|everybody|all|team|the team|-)$/i;
+const FILLER_START = /^(?:um+|uh+|uhm|er+m?|hmm+|ah|oh|so|and|but|also|then|okay|ok|alright|well|yeah|yes|yep|sure|right|like|just)\b[\s,.]*/i;
+const SECOND_PERSON = /\b(?:you|your|yours|yourself|yourselves)\b/i;
+/** Words that carry no task: pronouns, determiners, prepositions, time words, acknowledgements. */
+const EMPTY_WORDS = new Set(
+  `i me my you your he him his she her it its we us our they them their this that these those one the a an some any to
+  of for on in at by with from about into over after before up out off down back and or then there here all both each
+  every today tonight tomorrow week weekend month next last morning afternoon evening day end soon later now asap first
+  time again also just too well please thanks ok okay right done sure will do can yes yeah yep no will it that's so
+  monday tuesday wednesday thursday friday saturday sunday is are be get go going got thing things stuff`.split(/\s+/),
+);
+
+export interface SplitItem {
+  owner: string | null;
+  task: string;
+}
+
+/** "Owner: task" → owner and task; an item without a prefix has no owner. */
+export function splitOwner(item: string): SplitItem {
+  const text = item.trim();
+  const match = OWNER_PREFIX.exec(text);
+  if (!match) return { owner: null, task: text };
+  return { owner: match[1].trim(), task: text.slice(match[0].length).trim() };
+}
+
+function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? [];
+}
+
+/** Words that say what is to be done (not pronouns, dates, acknowledgements). */
+export function contentWords(task: string): string[] {
+  return words(task).filter((word) => !EMPTY_WORDS.has(word) && !/^\d+$/.test(word) && word.length > 1);
+}
+
+/** An owner as written: one to three words, each capitalised (a title may end in "."), not a label or placeholder. */
+function ownerProblem(owner: string): string | undefined {
+  if (SPEAKER_LABEL.test(owner)) return 'the owner is a recogniser label';
+  if (NO_OWNER.test(owner)) return 'the owner is a placeholder';
+  const parts = owner.split(/\s+/);
+  if (parts.length > 3 || !parts.every((part) => /^\p{Lu}[\p{L}'.-]*$/u.test(part))) return 'the owner is not a name';
+  return undefined;
+}
+
+/** What is wrong with an item as a tenant reads it; empty when nothing is. */
+export function itemProblems(item: string): string[] {
+  const problems: string[] = [];
+  if (item !== item.trim() || /\s{2,}/.test(item)) problems.push('stray spaces');
+  const { owner, task } = splitOwner(item);
+  if (owner !== null) {
+    const problem = ownerProblem(owner);
+    if (problem) problems.push(problem);
+  }
+  if (/^[^\p{L}\p{N}]/u.test(task)) problems.push('the task starts with punctuation');
+  else if (FILLER_START.test(task)) problems.push('the task starts with a filler');
+  if (owner === null && /^\p{Ll}/u.test(task)) problems.push('an item without owner starts in lower case');
+  if (SECOND_PERSON.test(task)) problems.push('the task is in the second person');
+  if (words(task).length < 2 || contentWords(task).length === 0) problems.push('the task says nothing to do');
+  return problems;
+}
+
+/**
+ * An item as the checks want it, where a fix is mechanical: spaces, a leading bullet, punctuation or filler, a
+ * placeholder or label owner dropped, "you/your" in the third person ("their"), a capital when there is no owner.
+ * Undefined when what is left says nothing to do.
+ */
+export function tidyItem(raw: string): string | undefined {
+  const text = leadingNoiseOff(raw.replace(/\s+/g, ' ').trim().replace(/^(?:[-*•]\s+|\d{1,2}[.)]\s+)/, ''));
+  let { owner, task } = splitOwner(text);
+  if (owner !== null && ownerProblem(owner) !== undefined) owner = null;
+  task = leadingNoiseOff(task)
+    .replace(/[\s,;:-]+$/u, '')
+    .replace(/\byourselves\b/gi, 'themselves')
+    .replace(/\byourself\b/gi, 'themselves')
+    .replace(/\byours\b/gi, 'theirs')
+    .replace(/\byour\b/gi, 'their')
+    .replace(/\byou\b/gi, 'them');
+  if (words(task).length < 2 || contentWords(task).length === 0) return undefined;
+  if (owner) return `${owner}: ${task.charAt(0).toLowerCase() === task.charAt(0) ? task : lowerFirst(task)}`;
+  return task.charAt(0).toUpperCase() + task.slice(1);
+}
+
+/** Leading punctuation and fillers, however many: ", um, so send …" → "send …". */
+export function leadingNoiseOff(text: string): string {
+  let before: string;
+  let out = text;
+  do {
+    before = out;
+    out = out.replace(/^[^\p{L}\p{N}]+/u, '').replace(FILLER_START, '');
+  } while (out !== before);
+  return out;
+}
+
+/** "Send the notes" after an owner reads "send the notes"; "API keys" keeps its capitals. */
+function lowerFirst(task: string): string {
+  const first = task.split(' ')[0];
+  return /^\p{Lu}\p{Ll}*$/u.test(first) && first.length > 1 ? task.charAt(0).toLowerCase() + task.slice(1) : task;
+}
+
+/** The first five letters of a word: "invoices" and "invoice", "scheduled" and "schedule" compare equal. */
+function stem(word: string): string {
+  return word.replace(/'s$/, '').slice(0, 5);
+}
+
+/**
+ * Whether an item proposed by a model stands on what was said: at least half of its task's content words (by their
+ * first five letters) occur in `source`, the part of the transcript it came from.
+ */
+export function isGrounded(task: string, source: string): boolean {
+  const said = new Set(words(source).map(stem));
+  const content = contentWords(task);
+  if (content.length === 0) return false;
+  return content.filter((word) => said.has(stem(word))).length * 2 >= content.length;
+}
+
+/** Whether every word of an owner's name occurs in `source` (a title such as "Dr." need not). */
+export function isNameSaid(owner: string, source: string): boolean {
+  const said = new Set(words(source));
+  return owner
+    .split(/\s+/)
+    .filter((part) => !/\.$/.test(part))
+    .every((part) => said.has(part.toLowerCase().replace(/'s$/, '')));
+}
+
+/**
+ * A model's items for one part of a meeting, checked against that part: tidied, grounded, an owner kept only when the
+ * name is said in the part, and nothing left with a problem.
+ */
+export function checkProposedItems(items: readonly string[], source: string): string[] {
+  const out: string[] = [];
+  for (const raw of items) {
+    const tidy = tidyItem(raw);
+    if (tidy === undefined) continue;
+    const { owner, task } = splitOwner(tidy);
+    if (!isGrounded(task, source)) continue;
+    const item = owner !== null && !isNameSaid(owner, source) ? (tidyItem(task) ?? '') : tidy;
+    if (item && itemProblems(item).length === 0) out.push(item);
+  }
+  return out;
+}
+
+/**
+ * One list from several (the parts of a long meeting, or one model answer with repeats): an item whose content words
+ * are (nearly) those of an earlier one is the same item; the one that names an owner is kept, in the earlier place.
+ */
+export function mergeItems(items: readonly string[], max = 50): string[] {
+  const kept: Array<{ item: string; owner: string | null; words: Set<string> }> = [];
+  for (const item of items) {
+    const { owner, task } = splitOwner(item);
+    const content = new Set(contentWords(task).map(stem));
+    const same = kept.find((other) => {
+      if (owner !== null && other.owner !== null && owner.toLowerCase() !== other.owner.toLowerCase()) return false;
+      const shared = [...content].filter((w) => other.words.has(w)).length;
+      const smaller = Math.min(content.size, other.words.size) || 1;
+      return shared / smaller >= 0.8 || shared / new Set([...content, ...other.words]).size >= 0.6;
+    });
+    if (!same) kept.push({ item, owner, words: content });
+    else if (same.owner === null && owner !== null) Object.assign(same, { item, owner });
+  }
+  return kept.slice(0, max).map((entry) => entry.item);
+}
