@@ -80,6 +80,11 @@ export interface Config {
    * The worker serves the same endpoint on `workerPort` (0: not at all), since its activities feed some metrics.
    */
   metrics: { token: string | undefined; workerPort: number };
+  /**
+   * Traces (docs/decisions.md §12): exported over OTLP/HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `…_TRACES_ENDPOINT`)
+   * is set; unset, no SDK runs. The exporter reads the rest of the standard variables itself (URL, headers, timeout).
+   */
+  tracing: { enabled: boolean; protocol: 'http/protobuf' | 'http/json' };
   /** Transcription providers and AI analysers (docs/decisions.md §9); src/providers/registry.ts builds the adapters. */
   providers: ProvidersConfig;
 }
@@ -246,8 +251,17 @@ export function loadConfig(env: Env = process.env): Config {
       token: read.optionalString('METRICS_TOKEN', 16),
       workerPort: read.port('WORKER_METRICS_PORT', 0),
     },
+    tracing: readTracingConfig(read),
   };
   return config;
+}
+
+/** The OpenTelemetry variables Convene decides on (OTLP over HTTP only: a grpc protocol is refused, not ignored). */
+function readTracingConfig(read: Reader): Config['tracing'] {
+  const endpoint = read.optionalUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']) ?? read.optionalUrl('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  const protocolVariable = read.isSet('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = read.oneOf(protocolVariable, ['http/protobuf', 'http/json'], 'http/protobuf');
+  return { enabled: endpoint !== undefined && !read.boolean('OTEL_SDK_DISABLED', false), protocol };
 }
 
 function readWorkerConfig(read: Reader): WorkerConfig {
@@ -278,6 +292,10 @@ class Reader {
   private readonly env: Env;
   constructor(env: Env) {
     this.env = env;
+  }
+
+  isSet(name: string): boolean {
+    return this.raw(name) !== undefined;
   }
 
   private raw(name: string): string | undefined {

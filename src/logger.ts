@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { activeTraceIds } from './tracing/spans.ts';
 
 // Structured JSON logs. Credentials never reach a log line: these paths are replaced wherever they appear.
 const REDACT = [
@@ -23,7 +24,8 @@ const REDACT = [
  * `process.exit` (shutdown, a failed start) is not lost.
  */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  const options = { level, base: { service: 'convene' }, redact: { paths: REDACT, censor: '[redacted]' } };
+  // A line written inside a traced request or activity names its trace (docs/decisions.md §12): `trace_id`, `span_id`.
+  const options = { level, base: { service: 'convene' }, redact: { paths: REDACT, censor: '[redacted]' }, mixin: activeTraceIds };
   if (destination) return pino(options, destination);
   const stdout = pino.destination({ dest: 1, sync: false });
   process.once('exit', () => stdout.flushSync());

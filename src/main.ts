@@ -18,14 +18,18 @@ import { attachGateway } from './realtime/gateway.ts';
 import { createServices } from './services/container.ts';
 import { ensureBuckets } from './storage/s3-client.ts';
 import { runWorker } from './worker.ts';
+import { startTracing } from './tracing/tracing.ts';
 
 type Stop = () => Promise<void>;
 
 async function main(role: string | undefined): Promise<void> {
   const config = loadConfig();
+  // Before any connection or server: OTLP/HTTP export only when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/decisions.md §12).
+  const tracing = role === 'api' || role === 'worker' ? await startTracing(role === 'api' ? 'convene-api' : 'convene-worker', config.tracing) : undefined;
   const logger = createLogger(config.logLevel);
   const { url: databaseUrl, stop: stopDatabase } = await resolveDatabase(config, logger);
   const stops: Stop[] = [stopDatabase];
+  if (tracing) stops.push(() => tracing.shutdown()); // last: the spans of the shutdown itself are exported too
   onShutdown(logger, stops);
 
   if (role === 'api') stops.unshift(...(await runApi(config, logger, databaseUrl)));

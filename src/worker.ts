@@ -11,6 +11,7 @@ import { serveWorkerMetrics } from './metrics/worker-endpoint.ts';
 import { ssrfPolicy } from './security/ssrf-guard.ts';
 import { createCore } from './services/container.ts';
 import { ensureBuckets } from './storage/s3-client.ts';
+import { activeTracing, temporalActivityTracing, temporalWorkerTracing } from './tracing/tracing.ts';
 
 /** From src/ (dev, tests) the workflows are .ts; from dist/ they are compiled .js. */
 export const WORKFLOWS_PATH = fileURLToPath(
@@ -51,6 +52,8 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
     workflowsPath: WORKFLOWS_PATH,
     activities,
     ...workerTuning(config.worker),
+    // With tracing on (src/main.ts started it): workflow and activity spans in the recording's trace (docs/decisions.md §12).
+    ...temporalWorkerTracing(activeTracing()),
   });
   const providerWorkers = await createProviderWorkers({ connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, activities }, providerLimits(config));
   const running = Promise.all([worker.run(), ...providerWorkers.map((w) => w.run())]);
@@ -84,6 +87,7 @@ export async function createProviderWorkers(
 ): Promise<Worker[]> {
   const all = base.activities as Record<string, unknown>;
   const calls = Object.fromEntries(PROVIDER_CALL_ACTIVITIES.map((name) => [name, all[name]]));
+  const interceptors = temporalActivityTracing();
   return Promise.all(
     TRANSCRIPTION_PROVIDER_IDS.map((id) =>
       Worker.create({
@@ -94,6 +98,7 @@ export async function createProviderWorkers(
         maxConcurrentActivityTaskExecutions: limits[id],
         // A poller per slot at most: an idle worker holds few long polls open.
         maxConcurrentActivityTaskPolls: Math.min(limits[id], 2),
+        ...(interceptors ? { interceptors } : {}),
       }),
     ),
   );

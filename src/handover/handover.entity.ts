@@ -24,5 +24,7 @@ export const WorkflowHandoverSchema = defineEntity({
     createdAt: p.datetime().defaultRaw('now()'),
     nextAttemptAt: p.datetime().defaultRaw('now()'),
     startedAt: p.datetime().nullable(),
+    /** The recording request's or activity's W3C trace context, continued by the start (docs/decisions.md §12). */
+    traceContext: p.json<Record<string, string>>().nullable(),
   },
 });

@@ -5,6 +5,7 @@
 // workflow from a request or an activity (signals that only tell a running workflow news stay best effort).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WorkflowSubject } from '../../workflows/shared.ts';
+import { currentTraceCarrier } from '../tracing/spans.ts';
 
 /** A workflow start as the relay will make it: ids only in `args` (docs/decisions.md §13), never a secret. */
 export interface HandoverStart {
@@ -53,12 +54,13 @@ export class Handovers {
 
   /**
    * Records `start` inside the caller's transaction (`tx` must be one: em.transactional's). It is started only if and
-   * once that transaction commits.
+   * once that transaction commits, in the trace of the caller (docs/decisions.md §12; none when tracing is off).
    */
   async record(tx: EntityManager, start: HandoverStart): Promise<void> {
+    const trace = currentTraceCarrier();
     await tx.execute(
-      'insert into workflow_handovers (workflow_type, workflow_id, task_queue, start) values (?, ?, ?, ?)',
-      [start.workflowType, start.workflowId, this.#options.taskQueue, JSON.stringify(start)],
+      'insert into workflow_handovers (workflow_type, workflow_id, task_queue, start, trace_context) values (?, ?, ?, ?, ?)',
+      [start.workflowType, start.workflowId, this.#options.taskQueue, JSON.stringify(start), trace ? JSON.stringify(trace) : null],
     );
   }
 

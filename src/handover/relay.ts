@@ -8,6 +8,7 @@ import type { Orm } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
 import { searchAttributesFor } from '../../workflows/shared.ts';
+import { context, contextFromCarrier, ROOT_CONTEXT, SpanKind, withSpan, type TraceCarrier } from '../tracing/spans.ts';
 import type { HandoverStart, Handovers } from './handover.ts';
 
 /** Rows taken per pass; a pass repeats while it finds a full batch. */
@@ -26,6 +27,7 @@ interface PendingRow {
   task_queue: string;
   start: HandoverStart;
   attempts: number;
+  trace_context: TraceCarrier | null;
 }
 
 export interface HandoverRelayOptions {
@@ -62,7 +64,9 @@ export class HandoverRelay {
       return;
     }
     clearTimeout(this.#timer);
-    this.#running = this.#loop().finally(() => {
+    // Outside any trace: a pass woken by a request's commit is not part of that request (each start continues the
+    // trace recorded with its own row).
+    this.#running = context.with(ROOT_CONTEXT, () => this.#loop()).finally(() => {
       this.#running = undefined;
       if (this.#closed) return;
       if (this.#again) {
@@ -95,7 +99,7 @@ export class HandoverRelay {
     const em = this.#o.orm.em.fork();
     return em.transactional(async (tx) => {
       const rows: PendingRow[] = await tx.execute(
-        `select id, workflow_id, task_queue, start, attempts from workflow_handovers
+        `select id, workflow_id, task_queue, start, attempts, trace_context from workflow_handovers
          where started_at is null and next_attempt_at <= now() order by id limit ${BATCH} for update skip locked`,
       );
       const outcomes = await Promise.all(rows.map((row) => this.#startOne(row)));
@@ -123,7 +127,13 @@ export class HandoverRelay {
   async #startOne(row: PendingRow): Promise<string | null> {
     const { client, logger } = this.#o;
     try {
-      await startHandover(client, row.task_queue, row.start);
+      // In the trace of the request or activity that recorded the row (docs/decisions.md §12): Temporal's client
+      // interceptor carries it into the run.
+      await context.with(contextFromCarrier(row.trace_context), () =>
+        withSpan(`handover ${row.start.workflowType}`, { kind: SpanKind.PRODUCER, attributes: { 'convene.workflow_id': row.workflow_id, 'convene.handover_attempt': row.attempts + 1 } }, () =>
+          startHandover(client, row.task_queue, row.start),
+        ),
+      );
       return null;
     } catch (err) {
       // A run with this id is closed and may not run again (REJECT_DUPLICATE, or a completed ingestion): the work was

@@ -6,6 +6,7 @@ import { request as httpsRequest } from 'node:https';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ProviderError } from './types.ts';
+import { SpanKind, SpanStatusCode, withSpan, withTraceHeaders } from '../tracing/spans.ts';
 
 /** Vendors' own services (and their regional hosts), which refuse requests without a key. */
 const KEYED_DOMAINS = ['openai.com', 'deepgram.com'];
@@ -40,9 +41,21 @@ export interface SendOptions {
 /**
  * One HTTP request. Resolves with any status (the caller classifies it with `failureOf`); rejects only with a
  * ProviderError for a timeout, a cancellation or a connection failure, all retryable except the cancellation.
+ * With tracing on, a client span of the recording's trace, and the request carries its `traceparent` (docs/decisions.md §12).
  */
 export function send(options: SendOptions): Promise<ProviderResponse> {
   const url = new URL(options.url);
+  const method = options.method ?? 'POST';
+  const attributes = { 'http.request.method': method, 'server.address': url.hostname, 'url.path': url.pathname, 'convene.provider': options.provider };
+  return withSpan(`${method} ${options.provider}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const answer = await sendRequest({ ...options, headers: withTraceHeaders(options.headers) }, url);
+    span.setAttribute('http.response.status_code', answer.status);
+    if (answer.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${answer.status}` });
+    return answer;
+  });
+}
+
+function sendRequest(options: SendOptions, url: URL): Promise<ProviderResponse> {
   const requestFn = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<ProviderResponse>((resolve, reject) => {
     let settled = false;

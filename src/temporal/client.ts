@@ -9,6 +9,7 @@
 import { InterceptingCall, ListenerBuilder, RequesterBuilder, status, type Interceptor } from '@grpc/grpc-js';
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import type { Config } from '../config.ts';
+import { temporalClientInterceptors } from '../tracing/tracing.ts';
 
 export interface TemporalClient {
   client: Client;
@@ -19,7 +20,9 @@ export interface TemporalClient {
 export function createTemporalClient(config: Config['temporal']): TemporalClient {
   const calls = new ClosableCalls();
   const connection = Connection.lazy({ address: config.address, interceptors: calls.interceptors() });
-  const client = new Client({ connection, namespace: config.namespace });
+  // With tracing on, a start or signal continues the caller's trace into the run (docs/decisions.md §12).
+  const interceptors = temporalClientInterceptors();
+  const client = new Client({ connection, namespace: config.namespace, ...(interceptors ? { interceptors } : {}) });
   return {
     client,
     async close() {

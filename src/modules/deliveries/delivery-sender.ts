@@ -1,11 +1,13 @@
 // One POST of a signed webhook and what it means (docs/decisions.md §10). node:http rather than fetch: redirects are never
 // followed (a 3xx is a failure), the timeout covers the whole exchange, and the connection goes through the SSRF
-// guard's lookup, so the address connected to is the address checked (no DNS rebinding).
+// guard's lookup, so the address connected to is the address checked (no DNS rebinding). With tracing on, the POST is a
+// span of the recording's trace and carries its W3C `traceparent` (docs/decisions.md §10, §12).
 import http from 'node:http';
 import https from 'node:https';
 import type { WebhookAttemptOutcome } from '../../metrics/metrics.ts';
 import { signWebhook } from '../../security/signatures.ts';
 import { assertSafeWebhookUrl, createSafeLookup, UnresolvableHostError, UnsafeUrlError } from '../../security/ssrf-guard.ts';
+import { SpanKind, withSpan, withTraceHeaders } from '../../tracing/spans.ts';
 
 /** Stored receiver answers are cut to this (docs/decisions.md §10). */
 export const MAX_STORED_RESPONSE_BYTES = 1024;
@@ -63,11 +65,13 @@ export async function sendWebhook(req: SendRequest, onProgress?: () => void): Pr
   }
   const client = target.protocol === 'https:' ? https : http;
   const ticker = onProgress ? setInterval(onProgress, 2000) : undefined;
+  // The receiver's host only: a tenant's URL may carry a token in its path or query.
+  const attributes = { 'http.request.method': 'POST', 'server.address': target.hostname, 'convene.delivery_id': req.deliveryId, 'convene.event': req.event };
   try {
-    const answer = await new Promise<{ statusCode: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const answer = await withSpan('POST webhook', { kind: SpanKind.CLIENT, attributes }, (span) => new Promise<{ statusCode: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
       const request = client.request(target, {
         method: 'POST',
-        headers: signedHeaders(req),
+        headers: withTraceHeaders(signedHeaders(req)),
         lookup: createSafeLookup({ production: req.production }),
         timeout: req.timeoutMs,
       });
@@ -78,6 +82,7 @@ export async function sendWebhook(req: SendRequest, onProgress?: () => void): Pr
         reject(err);
       });
       request.on('response', (response) => {
+        span.setAttribute('http.response.status_code', response.statusCode ?? 0);
         const chunks: Buffer[] = [];
         let kept = 0;
         response.on('data', (chunk: Buffer) => {
@@ -97,7 +102,7 @@ export async function sendWebhook(req: SendRequest, onProgress?: () => void): Pr
         });
       });
       request.end(req.body);
-    });
+    }));
     return classify(answer.statusCode, answer.headers, answer.body || null, elapsed());
   } catch (err) {
     const timedOut = err instanceof TimeoutError ? { timedOut: true as const } : {};
