@@ -1,29 +1,64 @@
 // The `openai-compatible` AI analyser (docs/decisions.md §9): `POST {base}/chat/completions` asking for a JSON object
-// `{summary, action_items}`. The model is the tenant's `<vendor>/<model>` when given, else the operator's (AI_MODEL);
+// `{summary, action_items}` by schema where the server takes one. The model proposes, the rules check: its items pass
+// the builtin analyser's checks (action-item-check.ts) against the part of the transcript they came from. The model is the tenant's `<vendor>/<model>` when given, else the operator's (AI_MODEL);
 // the tenant's key replaces the operator's. Any server speaking OpenAI's chat completions works: OpenAI, routers
 // (OpenRouter, LiteLLM), vLLM, and self-hosted servers such as llama.cpp's, which differ (docs/decisions.md §9 "Self-hosted
-// LLMs"): some refuse `response_format` (asked again without it, remembered per base URL), they wrap JSON in fences or
+// LLMs"): some refuse `response_format` (asked again with a weaker one, then without it, remembered per base URL), they wrap JSON in fences or
 // prose (llm-answer.ts reads it), their context window may be 8k tokens (a transcript that does not fit is cut into
 // parts, each analysed alone, then merged; a llama.cpp `exceed_context_size_error` cuts smaller), and they read
 // prompts slowly (the time limit grows with the prompt).
 
 import type { ProvidersConfig } from '../config.ts';
 import { authKey, failureOf, needsKey, parseJson, send, type ProviderResponse } from './http.ts';
-import { cleanActionItems, insightsFrom, MAX_TEXT, messageContent, summaryFrom } from './llm-answer.ts';
+import { checkProposedItems, mergeItems } from './action-item-check.ts';
+import { insightsFrom, MAX_ACTION_ITEMS, MAX_TEXT, messageContent, summaryFrom } from './llm-answer.ts';
 import { estimateTokens, takePart } from './transcript-parts.ts';
 import { ProviderError, type AiAnalyzer, type AnalysisRequest, type MeetingInsights } from './types.ts';
 
 export const SYSTEM_PROMPT =
   'You read the transcript of a meeting and answer with one JSON object and nothing else:\n' +
   '{"summary": "<1 to 3 sentences: the topics discussed and what was decided>", ' +
-  '"action_items": ["<Owner: task by deadline>"]}\n' +
+  '"action_items": [{"owner": "<name or null>", "task": "<what is to be done>", "due": "<deadline or null>"}]}\n' +
   'An action item is a task someone took on in the meeting: a promise ("I will send it"), an assignment ("Dana, ' +
-  'please look into it"), or a request the person asked accepted. Questions, ideas, things already done and what ' +
-  'people outside the meeting will do are not action items. Write each as "Owner: task by deadline"; the owner is ' +
-  'the name the meeting gives that person; leave out "Owner: " when the meeting names no one and " by deadline" when ' +
-  'no deadline was said. Each line starts with the speech recogniser\'s label of the speaker (such as speaker_0 or ' +
-  'A): that label is not a name, never use it as an owner. When nobody took on a task, action_items is []; never ' +
-  'write an item saying there is nothing to do. Use the language of the transcript.';
+  'please look into it", "let\'s have Omar check the invoices", "Jun owns the migration"), or a request the person ' +
+  'asked accepted ("Ravi, can you book the room?" answered "Sure"). Questions, ideas, wishes ("maybe one day"), ' +
+  'things already done, what might happen and what people outside the meeting will do are not action items, and ' +
+  'neither are answers such as "Sure, will do." on their own. List each task once. The owner is the name the meeting ' +
+  'gives the person who will do it (the one addressed, or the one who promised when the meeting says who that is), ' +
+  'else null. Write the task with words from the transcript, starting with a verb, in the third person (their, ' +
+  'not your), without the owner\'s name. Each line starts with the speech recogniser\'s label of the speaker (such ' +
+  'as speaker_0 or A): that label is not a name, never use it as an owner. When nobody took on a task, ' +
+  'action_items is []. Use the language of the transcript.';
+
+/** The answer's shape, sent as `response_format` where the server takes a JSON schema (llama.cpp's server, OpenAI). */
+export const ANSWER_SCHEMA = {
+  type: 'object',
+  properties: {
+    summary: { type: 'string' },
+    action_items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          owner: { type: ['string', 'null'] },
+          task: { type: 'string' },
+          due: { type: ['string', 'null'] },
+        },
+        required: ['owner', 'task', 'due'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['summary', 'action_items'],
+  additionalProperties: false,
+} as const;
+
+const MERGE_SCHEMA = {
+  type: 'object',
+  properties: { summary: { type: 'string' } },
+  required: ['summary'],
+  additionalProperties: false,
+} as const;
 
 export const MERGE_PROMPT =
   'You combine the summaries of consecutive parts of one meeting into one summary of the whole meeting. Answer with ' +
@@ -41,8 +76,14 @@ const MAX_PARTS = 24;
 /** A server that answers "too long" is asked with parts this much smaller when it does not say by how much. */
 const SHRINK_WITHOUT_NUMBERS = 0.5;
 
-/** Base URLs known to refuse `response_format`, for the life of the process (docs/decisions.md §9). */
-const withoutResponseFormat = new Set<string>();
+/**
+ * How each base URL takes `response_format`, for the life of the process (docs/decisions.md §9): a JSON schema first;
+ * a server that refuses it (a 400/422 about `response_format`) is asked for a JSON object, and one that refuses that
+ * too is asked without the field.
+ */
+type AnswerFormat = 'json_schema' | 'json_object' | 'none';
+const answerFormats = new Map<string, AnswerFormat>();
+const WEAKER: Record<AnswerFormat, AnswerFormat | undefined> = { json_schema: 'json_object', json_object: 'none', none: undefined };
 
 interface Call {
   key: string | undefined;
@@ -76,11 +117,11 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
     }
     const call: Call = { key, model: this.#modelFor(request.model ?? this.#config.model), signal: request.signal };
     const results = await this.#analyseInParts(transcriptLines(request), request.language, call);
-    if (results.length === 1) return results[0];
-    return {
-      summary: await this.#mergedSummary(results.map((r) => r.summary).filter(Boolean), call),
-      actionItems: cleanActionItems(results.flatMap((r) => r.actionItems)),
-    };
+    // The model proposes, the rules check: each part's items were checked against that part; repeats across parts
+    // (and within one) are one item.
+    const actionItems = mergeItems(results.flatMap((r) => r.actionItems), MAX_ACTION_ITEMS);
+    if (results.length === 1) return { summary: results[0].summary, actionItems };
+    return { summary: await this.#mergedSummary(results.map((r) => r.summary).filter(Boolean), call), actionItems };
   }
 
   /**
@@ -104,7 +145,8 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
       const whole = results.length === 0 && after.length === 0;
       const user = `${promptHeader(language, whole ? undefined : results.length + 1)}${part.join('\n')}`;
       try {
-        results.push(insightsFrom(this.id, await this.#complete(SYSTEM_PROMPT, user, call)));
+        const insights = insightsFrom(this.id, await this.#complete(SYSTEM_PROMPT, user, call, ANSWER_SCHEMA));
+        results.push({ summary: insights.summary, actionItems: checkProposedItems(insights.actionItems, part.join('\n')) });
         rest = after;
       } catch (err) {
         if (!(err instanceof ContextExceeded)) throw err;
@@ -122,21 +164,26 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
     const fallback = summaries.map((s) => /^.*?[.!?](?=\s|$)/s.exec(s)?.[0] ?? s).join(' ').slice(0, MAX_TEXT);
     const user = `Summaries of the parts, in order:\n${summaries.map((s, i) => `${i + 1}. ${s}`).join('\n')}`;
     try {
-      return summaryFrom(await this.#complete(MERGE_PROMPT, user, call)) ?? fallback;
+      return summaryFrom(await this.#complete(MERGE_PROMPT, user, call, MERGE_SCHEMA)) ?? fallback;
     } catch (err) {
       if (err instanceof ContextExceeded || (err instanceof ProviderError && err.message.includes('unusable answer'))) return fallback;
       throw err;
     }
   }
 
-  /** One chat completion: the message's text. `response_format` is left out for a server known to refuse it. */
-  async #complete(system: string, user: string, call: Call): Promise<string> {
+  /**
+   * One chat completion: the message's text. `response_format` asks for `schema` where the server takes a JSON schema,
+   * else for a JSON object, else is left out (what the server refused is remembered per base URL).
+   */
+  async #complete(system: string, user: string, call: Call, schema: object): Promise<string> {
     const baseUrl = this.#config.baseUrl;
     const promptTokens = estimateTokens(system) + estimateTokens(user) + 2 * MESSAGE_OVERHEAD_TOKENS;
-    let answer = await this.#post(system, user, call, !withoutResponseFormat.has(baseUrl), promptTokens);
-    if (!withoutResponseFormat.has(baseUrl) && refusesResponseFormat(answer)) {
-      withoutResponseFormat.add(baseUrl);
-      answer = await this.#post(system, user, call, false, promptTokens);
+    let format = answerFormats.get(baseUrl) ?? 'json_schema';
+    let answer = await this.#post(system, user, call, responseFormat(format, schema), promptTokens);
+    for (let weaker = WEAKER[format]; weaker && refusesResponseFormat(answer); weaker = WEAKER[format]) {
+      format = weaker;
+      answerFormats.set(baseUrl, format);
+      answer = await this.#post(system, user, call, responseFormat(format, schema), promptTokens);
     }
     const exceeded = contextExceeded(answer);
     if (exceeded) throw exceeded;
@@ -144,12 +191,12 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
     return messageContent(this.id, parseJson(this.id, answer.body));
   }
 
-  #post(system: string, user: string, call: Call, jsonObject: boolean, promptTokens: number): Promise<ProviderResponse> {
+  #post(system: string, user: string, call: Call, format: object | undefined, promptTokens: number): Promise<ProviderResponse> {
     const body = Buffer.from(
       JSON.stringify({
         model: call.model,
         temperature: 0,
-        ...(jsonObject ? { response_format: { type: 'json_object' } } : {}),
+        ...(format ? { response_format: format } : {}),
         messages: [
           { role: 'system', content: system },
           { role: 'user', content: user },
@@ -221,9 +268,15 @@ function smallerBudget(sizes: { budget: number; fixed: number; prompt: number },
   return Math.min(next, Math.floor(sizes.budget * 0.9));
 }
 
+/** The `response_format` field for a format: OpenAI's `json_schema` form, which llama.cpp's server also reads. */
+function responseFormat(format: AnswerFormat, schema: object): object | undefined {
+  if (format === 'json_schema') return { type: 'json_schema', json_schema: { name: 'answer', strict: true, schema } };
+  return format === 'json_object' ? { type: 'json_object' } : undefined;
+}
+
 /** 400/422 that is about `response_format` (the server does not know the field or the `json_object` type). */
 function refusesResponseFormat(answer: ProviderResponse): boolean {
-  return (answer.status === 400 || answer.status === 422) && /response_format|json_object|response format/i.test(answer.body);
+  return (answer.status === 400 || answer.status === 422) && /response_format|json_object|json_schema|response format/i.test(answer.body);
 }
 
 /**

@@ -77,10 +77,14 @@ describe('against a server that answers badly', () => {
   const analyze = (overrides: Partial<ProvidersConfig['ai']> = {}) =>
     new OpenAiCompatibleAnalyzer(settings(baseUrl, { apiKey: undefined, ...overrides })).analyze(request).catch((e: unknown) => e);
 
-  test('it asks for a JSON object with the tenant model, as given', async () => {
-    answer = { status: 200, body: chat('{"summary": "S.", "action_items": [{"task": "send slides", "owner": "Bob"}]}') };
-    expect(await analyze({ model: 'acme/large-2' })).toEqual({ summary: 'S.', actionItems: ['Bob: send slides'] });
-    expect(lastBody).toMatchObject({ model: 'acme/large-2', response_format: { type: 'json_object' }, temperature: 0 });
+  test('it asks for JSON by schema with the tenant model, as given', async () => {
+    answer = { status: 200, body: chat('{"summary": "S.", "action_items": [{"task": "update the project plan", "owner": "Bob", "due": null}]}') };
+    expect(await analyze({ model: 'acme/large-2' })).toEqual({ summary: 'S.', actionItems: ['Bob: update the project plan'] });
+    expect(lastBody).toMatchObject({
+      model: 'acme/large-2',
+      response_format: { type: 'json_schema', json_schema: { schema: { required: ['summary', 'action_items'] } } },
+      temperature: 0,
+    });
     expect((lastBody!.messages as Array<{ content: string }>)[1].content).toContain(`${meeting.speakers[0]}: `);
   });
 

@@ -1,0 +1,86 @@
+// "The model proposes, the rules check" (docs/decisions.md §9): what a small model answers through
+// `openai-compatible` passes the same checks as the builtin analyser's items (src/providers/action-item-check.ts),
+// against the part of the transcript it came from, and the parts of a long meeting merge without duplicates.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { OpenAiCompatibleAnalyzer } from '../../../src/providers/ai-openai-compatible.ts';
+
+let server: Server;
+let baseUrl: string;
+/** What the stand-in model answers for a prompt (its user message). */
+let answerFor: (user: string) => unknown;
+const formats: unknown[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: Array<{ content: string }>; response_format?: unknown };
+      formats.push(body.response_format);
+      const content = JSON.stringify(answerFor(body.messages[1].content));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { role: 'assistant', content } }] }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const analyzer = (contextTokens = 8192) =>
+  new OpenAiCompatibleAnalyzer({
+    defaultProvider: 'openai-compatible',
+    baseUrl,
+    apiKey: undefined,
+    model: 'local/qwen',
+    timeoutMs: 5000,
+    timeoutPer1kTokensMs: 0,
+    contextTokens,
+  });
+const lines = (...texts: string[]) => {
+  const segments = texts.map((text, i) => ({ start: i * 5, end: i * 5 + 5, text, speaker: 'speaker_0' }));
+  return { text: texts.join(' '), segments, language: 'en' };
+};
+
+test("a model's items are tidied, grounded, owned only by names said, without fillers or repeats", async () => {
+  answerFor = () => ({
+    summary: 'Invoices and chairs.',
+    action_items: [
+      { owner: 'Omar', task: 'check the invoices against the contracts', due: 'Tuesday' },
+      { owner: null, task: ', order the chairs for the hall', due: null },
+      { owner: 'speaker_0', task: 'Sure, will do.', due: null },
+      { owner: 'Priya', task: 'send your notes about the invoices', due: null },
+      { owner: null, task: 'renew the office lease', due: null },
+      { owner: 'Omar', task: 'check the invoices against the contracts', due: null },
+    ],
+  });
+  const insights = await analyzer().analyze(
+    lines(
+      "Omar, can you check the invoices against the contracts by Tuesday?",
+      'Sure, will do.',
+      "We also need to order the chairs for the hall, and send notes about the invoices.",
+    ),
+  );
+  expect(insights.actionItems).toEqual([
+    'Omar: check the invoices against the contracts by Tuesday',
+    'Order the chairs for the hall',
+    // Priya is never said: the task stays, without her.
+    'Send their notes about the invoices',
+  ]);
+  expect(formats.at(-1)).toMatchObject({ type: 'json_schema' });
+});
+
+test('a long meeting in parts: the same commitment proposed by two parts is one item, the named one kept', async () => {
+  const filler = Array.from({ length: 120 }, (_, i) => `Point ${i} of the budget review was discussed at some length by the group today.`);
+  const meeting = lines('Jun owns the database migration.', ...filler, 'To recap, Jun owns the database migration.');
+  answerFor = (user) => ({
+    summary: 'Part.',
+    action_items: user.includes('To recap')
+      ? [{ owner: 'Jun', task: 'own the database migration', due: null }]
+      : user.includes('Jun owns')
+        ? [{ owner: null, task: 'own the database migration', due: null }]
+        : [{ owner: null, task: 'Okay.', due: null }],
+  });
+  const insights = await analyzer(2600).analyze(meeting);
+  expect(insights.actionItems).toEqual(['Jun: own the database migration']);
+});
