@@ -4,19 +4,28 @@
 //
 //   npx node bench/analyser-corpus.ts [--corpus written|spoken|all] [--set tuned|held-out|all] [--details]
 //   npx node bench/analyser-corpus.ts --hear RENDERED_DIR --asr-url http://127.0.0.1:8765/v1
+//   npx node bench/analyser-corpus.ts --corpus spoken --set held-out --analyser openai-compatible --ai-url http://127.0.0.1:8766/v1
+//   npx node bench/analyser-corpus.ts --long [--analyser …]     the 45-minute meeting (below)
 //
 // Corpora: `written` is the 34 recogniser-style meetings typed as a recogniser writes (deterministic, well under a
 // second); `spoken` is the meetings of test/fixtures/meetings/spoken/scripts as a real recogniser heard them (see
 // test/fixtures/meetings/README.md). --details also prints, per meeting, the items that matched nothing, the labelled
 // items that were missed and the summary. `--hear` (re)writes the spoken corpus: RENDERED_DIR is what
 // `../shared/tools/real-asr.sh corpus test/fixtures/meetings/spoken/scripts RENDERED_DIR` rendered, and each WAV goes
-// through this project's `openai` transcription provider to the recogniser at --asr-url. Results: BENCHMARKS.md.
+// through this project's `openai` transcription provider to the recogniser at --asr-url. `--analyser
+// openai-compatible` sends each meeting to the LLM server at --ai-url (one at a time; a 1.5 B model on CPU takes a
+// minute or more a meeting). `--long`: the spoken corpus's held-out meetings one after the other, repeated to about 45
+// minutes, as one meeting: each distinct commitment must come back once (a repeat counts against precision).
+// Results: BENCHMARKS.md.
 import { createReadStream, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { analyzeTranscript } from '../src/providers/ai-builtin.ts';
+import { OpenAiCompatibleAnalyzer } from '../src/providers/ai-openai-compatible.ts';
 import { OpenAiTranscriptionProvider } from '../src/providers/openai.ts';
+import type { MeetingInsights } from '../src/providers/types.ts';
 import {
+  findableItems,
   loadCorpus,
   loadSpokenCorpus,
   requestOf,
@@ -35,8 +44,38 @@ const { values } = parseArgs({
     details: { type: 'boolean', default: false },
     hear: { type: 'string' },
     'asr-url': { type: 'string', default: 'http://127.0.0.1:8765/v1' },
+    analyser: { type: 'string', default: 'builtin' },
+    'ai-url': { type: 'string', default: 'http://127.0.0.1:8766/v1' },
+    long: { type: 'boolean', default: false },
   },
 });
+
+const llm =
+  values.analyser === 'openai-compatible'
+    ? new OpenAiCompatibleAnalyzer({
+        defaultProvider: 'openai-compatible',
+        baseUrl: values['ai-url'],
+        apiKey: undefined,
+        model: 'local/qwen2.5-coder-1.5b-instruct',
+        timeoutMs: 600_000,
+        timeoutPer1kTokensMs: 120_000,
+        contextTokens: 8192,
+      })
+    : undefined;
+
+/** The chosen analyser on one meeting. */
+async function analyse(meeting: CorpusMeeting): Promise<MeetingInsights> {
+  if (!llm) return analyzeTranscript(requestOf(meeting));
+  const started = performance.now();
+  const insights = await llm.analyze(requestOf(meeting));
+  console.error(`${meeting.id}: ${((performance.now() - started) / 1000).toFixed(0)} s, ${insights.actionItems.length} items`);
+  return insights;
+}
+
+if (values.long) {
+  await longMeeting();
+  process.exit(0);
+}
 
 if (values.hear !== undefined) {
   await hear(values.hear, values['asr-url']);
@@ -48,15 +87,13 @@ const corpora: Array<[string, CorpusMeeting[]]> = [];
 if (values.corpus !== 'spoken') corpora.push(['written', loadCorpus()]);
 if (values.corpus !== 'written') corpora.push(['spoken', loadSpokenCorpus()]);
 
-const pct = (value: number) => value.toFixed(2);
 const row = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
 for (const [name, corpus] of corpora) {
   const started = performance.now();
-  const scores: MeetingScore[] = corpus
-    .filter((meeting) => sets.includes(meeting.set))
-    .map((meeting) => scoreMeeting(meeting, analyzeTranscript(requestOf(meeting))));
+  const scores: MeetingScore[] = [];
+  for (const meeting of corpus.filter((m) => sets.includes(m.set))) scores.push(scoreMeeting(meeting, await analyse(meeting)));
   const elapsedMs = performance.now() - started;
-  console.log(`\n## ${name} corpus (${scores.length} meetings analysed in ${elapsedMs.toFixed(0)} ms)\n`);
+  console.log(`\n## ${name} corpus, ${values.analyser} (${scores.length} meetings analysed in ${elapsedMs.toFixed(0)} ms)\n`);
   console.log(row(['meeting', 'set', 'expected', 'extracted', 'correct', 'correct loose', 'P', 'R', 'summary topics', 'summary clean']));
   console.log(row(Array(10).fill('---')));
   for (const m of scores) {
@@ -74,6 +111,10 @@ for (const [name, corpus] of corpora) {
   if (sets.length > 1) line('all', total(scores));
 }
 
+function pct(value: number): string {
+  return value.toFixed(2);
+}
+
 function line(name: string, s: CorpusScore): void {
   console.log(
     `${name.padEnd(9)} meetings ${String(s.meetings.length).padStart(2)}  items expected ${s.expected} (every keyword heard ${s.heard}, none heard ${s.lost}), ` +
@@ -83,7 +124,7 @@ function line(name: string, s: CorpusScore): void {
   );
 }
 
-if (values.corpus !== 'spoken') {
+if (values.corpus !== 'spoken' && !llm) {
   // Speed on a long meeting: every written-corpus segment, repeated, one after the other (about an hour of speech at
   // 150 words a minute), as segments and as one unpunctuated text without segments (the worst case for clauses).
   const written = loadCorpus();
@@ -103,6 +144,46 @@ if (values.corpus !== 'spoken') {
     );
   }
 }
+/**
+ * `--long`: the held-out spoken meetings one after the other, repeated until about 45 minutes, as one meeting (times
+ * shifted). Expected: each distinct commitment once; an item matching none, or one already matched, is a false positive.
+ */
+async function longMeeting(): Promise<void> {
+  const held = loadSpokenCorpus().filter((m) => m.set === 'held-out');
+  const segments: CorpusMeeting['segments'] = [];
+  let offset = 0;
+  while (offset < 45 * 60) {
+    for (const meeting of held) {
+      if (offset >= 45 * 60) break;
+      const length = meeting.segments.at(-1)?.end ?? 0;
+      segments.push(...meeting.segments.map((s) => ({ ...s, start: s.start + offset, end: s.end + offset })));
+      offset += length + 2;
+    }
+  }
+  const meeting: CorpusMeeting = {
+    id: 'long-45-min',
+    domain: 'mixed',
+    set: 'held-out',
+    diarized: false,
+    topics: [],
+    small_talk: [],
+    segments,
+    action_items: held.flatMap((m) => findableItems(m)),
+    script: [],
+  };
+  const words = segments.reduce((sum, s) => sum + s.text.split(/\s+/).length, 0);
+  const started = performance.now();
+  const insights = await analyse(meeting);
+  const score = scoreMeeting(meeting, insights);
+  const repeats = insights.actionItems.length - new Set(insights.actionItems.map((i) => i.toLowerCase())).size;
+  console.log(
+    `45-minute meeting (${(offset / 60).toFixed(1)} min, ${segments.length} segments, ${words} words) through ${values.analyser} ` +
+      `in ${((performance.now() - started) / 1000).toFixed(1)} s: ${insights.actionItems.length} items (${repeats} written twice) for ` +
+      `${score.expected} distinct commitments; loose: correct ${score.correctLoose}, P ${pct(score.correctLoose / Math.max(1, score.extracted))}, ` +
+      `R ${pct(score.correctLoose / score.expected)}; with owner: P ${pct(score.precision)} R ${pct(score.recall)}`,
+  );
+}
+
 /**
  * `--hear DIR`: the spoken corpus's scripts, rendered to DIR by `real-asr.sh corpus`, each sent through the `openai`
  * transcription provider (this project's adapter, as post-meeting processing sends a recording) to the recogniser at

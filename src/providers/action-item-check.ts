@@ -19,7 +19,9 @@ const EMPTY_WORDS = new Set(
   of for on in at by with from about into over after before up out off down back and or then there here all both each
   every today tonight tomorrow week weekend month next last morning afternoon evening day end soon later now asap first
   time again also just too well please thanks ok okay right done sure will do can yes yeah yep no will it that's so
-  monday tuesday wednesday thursday friday saturday sunday is are be get go going got thing things stuff`.split(/\s+/),
+  monday tuesday wednesday thursday friday saturday sunday is are be get go going got thing things stuff as if than
+  not possible need needs should would could might must has have had was were been being who what which when where
+  why how very more most less much many can't don't won't until within`.split(/\s+/),
 );
 
 export interface SplitItem {
@@ -78,6 +80,8 @@ export function itemProblems(item: string): string[] {
 export function tidyItem(raw: string): string | undefined {
   const text = leadingNoiseOff(raw.replace(/\s+/g, ' ').trim().replace(/^(?:[-*•]\s+|\d{1,2}[.)]\s+)/, ''));
   let { owner, task } = splitOwner(text);
+  // "Kevin from facilities" → "Kevin"; a label or placeholder → no owner.
+  if (owner !== null && ownerProblem(owner) !== undefined) owner = /^(?:\p{Lu}[\p{L}'.-]*\s*){1,3}/u.exec(owner)?.[0].trim() ?? null;
   if (owner !== null && ownerProblem(owner) !== undefined) owner = null;
   task = leadingNoiseOff(task)
     .replace(/[\s,;:-]+$/u, '')

@@ -86,7 +86,11 @@ function actionItemText(item: unknown): string | undefined {
   if (text === undefined) return undefined;
   let out = text.trim();
   const due = [value.due, value.deadline, value.due_date, value.by].find((v) => typeof v === 'string' && v.trim()) as string | undefined;
-  if (due && !out.toLowerCase().includes(due.trim().toLowerCase())) out = `${out.replace(/[.\s]+$/, '')} by ${due.trim()}`;
+  if (due && !out.toLowerCase().includes(due.trim().toLowerCase())) {
+    // "Friday" → "by Friday"; "before the launch", "next week", "as soon as possible" stand as they are.
+    const phrase = /^(?:by|before|on|in|at|this|next|tomorrow|today|tonight|asap|as soon as|end of|within|after|until)\b/i.test(due.trim()) ? due.trim() : `by ${due.trim()}`;
+    out = `${out.replace(/[.\s]+$/, '')} ${phrase}`;
+  }
   const owner = [value.owner, value.assignee, value.who].find((v) => typeof v === 'string' && v.trim()) as string | undefined;
   if (owner && !out.toLowerCase().includes(owner.trim().toLowerCase())) out = `${owner.trim()}: ${out}`;
   return out;
