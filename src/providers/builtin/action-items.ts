@@ -78,6 +78,7 @@ function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext,
     directive(text) ??
     addressedTask(text, turn) ??
     namedCommitment(text, startsSentence) ??
+    thenNamed(bare) ??
     firstPerson(clause, text, speaker, turn, context) ??
     classAssignment(text) ??
     acceptedInstruction(clause, text, turn, at, context, consumed);
@@ -169,6 +170,10 @@ const REQUEST = new RegExp(
   String.raw`^(?:${NAME},?\s+)?(?:can|could|would|will)\s+(you|someone|somebody|anyone|anybody|staff|${W}(?:\s+${W})??)(?:\s+please)?,?\s+(.+)$`,
   'iu',
 );
+/** "Paul, what you set up a rotation": a recogniser's "would you" after a name said to someone. */
+const HEARD_AS_WHAT_YOU = new RegExp(String.raw`^${NAME},\s+what you\s+(.+)$`, 'iu');
+/** "do that", "take care of it": a request that points back at a task said just before. */
+const PRO_TASK = /^(?:do|handle|take|take care of|manage|sort out|look after)\s+(?:that|it|this|that one|this one)(?:\s+(.*))?$/i;
 /** "who can update the docs?" answered "I can": the one who answered. */
 const WHO_REQUEST = /^who(?:'s| is)? (?:can|could|will|wants to|would like to|is going to|going to|has time to)\s+(.+)$/iu;
 const GROUP_REQUESTEE = /^(?:you|someone|somebody|anyone|anybody|staff)$/i;
@@ -179,12 +184,16 @@ const DECLINE = /\b(?:not sure|can't|cannot|no time|don't|won't|not this|but|pro
 
 /** "Kenji can you add an expiry alert …" + "sure" from the next speaker; the acceptance is not an item again. */
 function request(text: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
-  if (at !== turn.clauses.length - 1) return undefined; // an answer answers the last thing said
+  // An answer answers the last thing asked: later clauses may add a detail ("Use the club card."), not another question.
+  if (turn.clauses.slice(at + 1).some((clause) => isQuestion(clause) || REQUEST.test(stripFillers(clause)))) return undefined;
   const who = WHO_REQUEST.exec(text);
-  const match = who ? null : REQUEST.exec(text);
-  if (!who && !match) return undefined;
-  const [vocative, requestee, asked] = match ? [match[1], match[2], match[3]] : [undefined, 'someone', who![1]];
-  let addressed = vocative === undefined ? null : (nameIn(vocative, { loose: true, initial: true }) ?? null);
+  const heard = who ? null : HEARD_AS_WHAT_YOU.exec(text);
+  const match = who || heard ? null : REQUEST.exec(text);
+  if (!who && !match && !heard) return undefined;
+  const [vocative, requestee, asked] = match ? [match[1], match[2], match[3]] : heard ? [heard[1], 'you', heard[2]] : [undefined, 'someone', who![1]];
+  // A name set off by a comma before the question is said to someone, whatever the lexicon says of it ("Leo, will you …").
+  const saidTo = vocative !== undefined && text.charAt(vocative.length) === ',' && isVocativeName(vocative, false) ? displayName(vocative) : undefined;
+  let addressed = vocative === undefined ? null : (nameIn(vocative, { loose: true, initial: true }) ?? saidTo ?? null);
   if (vocative !== undefined && !addressed) return undefined;
   // "Pat, you know the housing office. Can you file a complaint?": the turn says whom it asks.
   if (vocative === undefined && GROUP_REQUESTEE.test(requestee) && requestee.toLowerCase() === 'you') addressed = turnAddressee(turn) ?? null;
@@ -201,13 +210,29 @@ function request(text: string, turn: Turn, at: number, context: MeetingContext, 
   if (!answer) return undefined;
   const reply = stripLeadingNoise(answer.turn.clauses[0]);
   if (!ACCEPT.test(reply) || DECLINE.test(reply)) return undefined;
-  const task = cleanTask(vp);
+  let task = cleanTask(vp);
+  // "Could you do that?" after "you should book an inspector this week": the task said before.
+  const pointing = PRO_TASK.exec(task);
+  if (pointing) task = cleanTask(`${neededEarlier(turn, at, context) ?? task}${pointing[2] ? ` ${pointing[2]}` : ''}`);
   if (!isTask(task)) return undefined;
   consumed.add(`${answer.turn.index}:0`);
   const accepter = context.speakers.get(answer.turn.index) ?? null;
-  const deadline = deadlineIn(reply);
   const owner = addressed ?? requesteeName ?? accepter;
-  return { owner, task: deadline && !deadlineIn(task) ? `${task} ${deadline}` : task, you: owner };
+  return { owner, task: withAnswer(task, reply), you: owner };
+}
+
+/**
+ * The task as accepted: "Can you phone them today?" + "I'll phone the supplier this afternoon" is "phone the supplier
+ * this afternoon" (the answer says more, with the same verb); otherwise the request with the answer's deadline.
+ */
+function withAnswer(task: string, reply: string): string {
+  const promised = FIRST_PERSON.exec(stripFillers(reply.replace(/[.!?]+\s*$/, '')));
+  const answered = promised ? cleanTask(promised[1]) : undefined;
+  if (answered && isTask(answered) && answered.split(' ')[0].toLowerCase() === task.split(' ')[0].toLowerCase() && !/\b(?:it|them|that|this)\b/i.test(answered)) {
+    return answered;
+  }
+  const deadline = deadlineIn(reply);
+  return deadline && !deadlineIn(task) ? `${task} ${deadline}` : task;
 }
 
 /** The turn that answers a request: the next one (with speakers told apart, the next by someone else, within two turns). */
@@ -281,6 +306,8 @@ function acceptedInstruction(clause: string, text: string, turn: Turn, at: numbe
   // An answer answers what was asked last: a later clause that is itself an instruction or an offer answers instead.
   const later = turn.clauses.slice(at + 1).map((c) => stripFillers(c.replace(/[.!?]+\s*$/, '')));
   if (later.some((c) => isQuestion(c) || OFFER.test(c) || startsWithVerb(c.replace(/^please\s+/i, '')))) return undefined;
+  // "Can you order the balls? Use the club card." + "Sure": the answer takes up the request, not its detail.
+  if (turn.clauses.slice(0, at).some((c) => REQUEST.test(stripFillers(c.replace(/[.!?]+\s*$/, ''))))) return undefined;
   const answer = answerTo(turn, context);
   if (!answer) return undefined;
   const reply = stripLeadingNoise(answer.turn.clauses[0]);
@@ -311,6 +338,29 @@ const OUTSIDE_PARTIES = new Set(
 );
 /** Words before a commitment that make it something other than one: a condition, a report, a guess, a question. */
 const NOT_A_COMMITMENT_BEFORE = /\b(?:if|unless|whether|when|once|in case|said|says|say|asked|asks|mentioned|thinks?|thought|hopes?|hoped|maybe|perhaps|probably|wonder(?:ed)?|whoever|what|why|how)\b/i;
+
+/** "Great, then Pat collects the signatures on Saturday": an assignment said as what happens next. */
+const THEN_NAMED = new RegExp(String.raw`^(?:[\p{L}']+[,.]?\s+){0,2}?(?:then|so)\s+(${W}),?\s+(.+)$`, 'iu');
+
+function thenNamed(text: string): Item | undefined {
+  const match = THEN_NAMED.exec(text);
+  if (!match || !isVocativeName(match[1], false) || !presentVerb(match[2])) return undefined;
+  return taskItem(displayName(match[1]), baseForm(match[2]), { toOthers: true });
+}
+
+/** "collects the signatures", "collect the signatures": a verb in the present, not "said" or "was". */
+function presentVerb(phrase: string): boolean {
+  const head = phrase.split(/\s+/)[0].toLowerCase();
+  if (/^(?:is|was|were|has|had|did|does|said|says|thinks?|knows?|wants?|likes?|seems?)$/.test(head)) return false;
+  return startsWithVerb(phrase) || (/s$/.test(head) && startsWithVerb(`${head.replace(/e?s$/, '')} ${phrase.slice(head.length)}`));
+}
+
+function baseForm(phrase: string): string {
+  const [head, ...rest] = phrase.split(/\s+/);
+  if (startsWithVerb(phrase)) return phrase;
+  const base = startsWithVerb(head.replace(/s$/, '')) ? head.replace(/s$/, '') : head.replace(/es$/, '');
+  return [base, ...rest].join(' ');
+}
 
 function namedCommitment(text: string, startsSentence: boolean): Item | undefined {
   for (const match of matchesAt(NAMED_WILL, text)) {
@@ -346,10 +396,14 @@ function firstPerson(clause: string, text: string, speaker: string | null, turn:
 
 const CLASS_ASSIGNMENT = /\b(?:for homework|for next (?:week|class|time|lesson)|for tomorrow|before next class|(?:your )?homework is(?: to)?)[,:]?\s+(.+)$/iu;
 
+/** "For your essay, pick one cause and argue it in two pages": an instruction to the class about its work. */
+const FOR_YOUR_WORK = /^for (?:your|the|next week's|this week's) (?:essay|assignment|project|paper|report|presentation|lab|exercise|reading|homework)s?,?\s+(.+)$/iu;
+
 function classAssignment(text: string): Item | undefined {
   const match = CLASS_ASSIGNMENT.exec(text);
-  if (!match || !isBaseVerb(match[1].split(/\s+/)[0])) return undefined;
-  return taskItem(null, match[1]);
+  if (match && isBaseVerb(match[1].split(/\s+/)[0])) return taskItem(null, match[1]);
+  const work = FOR_YOUR_WORK.exec(text);
+  return work && startsWithVerb(work[1]) ? taskItem(null, work[1], { toOthers: true }) : undefined;
 }
 
 // --- tasks -----------------------------------------------------------------------------------------------------------
@@ -394,7 +448,7 @@ function thirdPerson(item: Item): string {
     .replace(/\byours\b/gi, you ? `${you}'s` : 'theirs')
     .replace(/\byour\b/gi, you ? `${you}'s` : 'their')
     .replace(/\byou\b/gi, you ?? 'them')
-    .replace(/\bmyself\b/gi, item.me === item.owner ? 'themselves' : (me ?? 'myself'))
+    .replace(/\s*\b(?:myself|themselves)\b/gi, '')
     .replace(/\bmy\b/gi, item.me === item.owner && item.owner ? 'their' : me ? `${me}'s` : 'my')
     .replace(/\bme\b/gi, item.me === item.owner && item.owner ? 'them' : (me ?? 'me'));
 }
