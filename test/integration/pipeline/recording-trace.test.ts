@@ -142,6 +142,11 @@ test("the notification starts one trace that every step joins, to the webhook PO
   expect(spans.find((s) => s.name === 'RunWorkflow:postMeetingWorkflow')?.service).toBe('convene-worker');
   expect(spans.some((s) => s.traceId === traceId && s.service === 'convene-worker' && /^S3\.(PutObject|UploadPart|CompleteMultipartUpload)$/.test(s.name))).toBe(true);
 
+  // What docs/operations.md searches by: a run's id on its activities' spans, the delivery id on its POST.
+  const deliveryId = String(hook.headers['x-convene-delivery']);
+  expect(spans.find((s) => s.name === 'RunActivity:storeRecordingFile')?.attributes.temporalWorkflowId).toBe(`recording-ingest-${recordingId}`);
+  expect(spans.find((s) => s.name === 'POST webhook')?.attributes['convene.delivery_id']).toBe(deliveryId);
+
   // The receiver's parent is the POST span, and its ancestors lead back to the notification, step by step.
   const byId = new Map(spans.filter((s) => s.traceId === traceId).map((s) => [s.spanId, s]));
   const post = byId.get(postSpanId)!;
@@ -185,7 +190,6 @@ test("from a delivery id to its trace: the delivery workflow's start header hold
   // The trace headers are ids only (docs/decisions.md §13): every event of every run of the tenant is scanned.
   const scan = await scanHistories(temporal, `ConveneTenantId = "${tenant.id}"`, [tenant.api_key, SECRET, PROVIDER_KEY]);
   expect(scan.findings).toEqual([]);
-  expect(recordingId).toBeTruthy();
 });
 
 async function expectStatus(call: Promise<{ status: number; body: any }>, status: number): Promise<any> {
