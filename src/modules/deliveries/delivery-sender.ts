@@ -53,6 +53,15 @@ export function signedHeaders(req: Pick<SendRequest, 'secret' | 'deliveryId' | '
   };
 }
 
+/**
+ * A URL the address guard refuses (before connecting, or at the lookup of the address connected to) is refused for
+ * good: no retry schedule runs against a forbidden address (docs/decisions.md §10). A host with no DNS answer is not a
+ * refusal: the answer may change, so it is retried like any network error.
+ */
+function refusedByGuard(err: unknown): boolean {
+  return err instanceof UnsafeUrlError && !(err instanceof UnresolvableHostError);
+}
+
 export async function sendWebhook(req: SendRequest, onProgress?: () => void): Promise<SendOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -60,8 +69,7 @@ export async function sendWebhook(req: SendRequest, onProgress?: () => void): Pr
   try {
     target = await assertSafeWebhookUrl(req.url, { production: req.production });
   } catch (err) {
-    // Refused by the guard (or unresolvable): retried, as a network error would be; the DNS answer may change.
-    return { kind: 'retry', statusCode: null, durationMs: elapsed(), error: describeNetworkError(err), responseBody: null };
+    return { kind: refusedByGuard(err) ? 'final' : 'retry', statusCode: null, durationMs: elapsed(), error: describeNetworkError(err), responseBody: null };
   }
   const client = target.protocol === 'https:' ? https : http;
   const ticker = onProgress ? setInterval(onProgress, 2000) : undefined;
@@ -106,7 +114,8 @@ export async function sendWebhook(req: SendRequest, onProgress?: () => void): Pr
     return classify(answer.statusCode, answer.headers, answer.body || null, elapsed());
   } catch (err) {
     const timedOut = err instanceof TimeoutError ? { timedOut: true as const } : {};
-    return { kind: 'retry', statusCode: null, durationMs: elapsed(), error: describeNetworkError(err), responseBody: null, ...timedOut };
+    const kind = refusedByGuard(err) ? 'final' : 'retry';
+    return { kind, statusCode: null, durationMs: elapsed(), error: describeNetworkError(err), responseBody: null, ...timedOut };
   } finally {
     if (ticker) clearInterval(ticker);
   }

@@ -73,12 +73,12 @@ test('a wrong secret, a changed body or a timestamp more than 300 s old is refus
   expect((await post(recent, body)).status).toBe(200);
 });
 
-test('in production the sender refuses a loopback or plain-http receiver before connecting, as a retryable failure', async () => {
+test('in production the sender refuses a loopback or plain-http receiver before connecting, for good', async () => {
   const port = new URL(url).port;
   await waitForDelivery('delivery delivery-5'); // the receiver's output about the earlier tests has arrived, payload too
   const before = output.length;
   const loopback = await sendWebhook({ ...request, url: `https://127.0.0.1:${port}/hook`, deliveryId: 'delivery-6', production: true });
-  expect(loopback).toMatchObject({ kind: 'retry', statusCode: null });
+  expect(loopback).toMatchObject({ kind: 'final', statusCode: null });
   expect((loopback as { error: string }).error).toMatch(/^Refused by the SSRF guard: .*loopback/);
   const plain = await sendWebhook({ ...request, url, deliveryId: 'delivery-7', production: true });
   expect((plain as { error: string }).error).toBe('Refused by the SSRF guard: URL must use https in production');

@@ -108,8 +108,8 @@ describe('an attempt that reaches no receiver', () => {
     expect(attemptOutcome(outcome)).toBe('network_error');
   });
 
-  test('the SSRF guard still refuses a loopback receiver in production, and says so', async () => {
+  test('the SSRF guard refuses a loopback receiver in production for good (no retry schedule), and says so', async () => {
     const outcome = await sendWebhook(request('https://127.0.0.1:9/hook', true));
-    expect(outcome).toMatchObject({ kind: 'retry', statusCode: null, error: 'Refused by the SSRF guard: URL host 127.0.0.1 is a loopback address' });
+    expect(outcome).toMatchObject({ kind: 'final', statusCode: null, error: 'Refused by the SSRF guard: URL host 127.0.0.1 is a loopback address' });
   });
 });
