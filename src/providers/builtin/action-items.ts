@@ -160,7 +160,12 @@ const OWNS = new RegExp(
 
 function owns(text: string, startsSentence: boolean): Item | undefined {
   for (const match of matchesAt(OWNS, text)) {
-    const owner = nameIn(match[1], { loose: false, initial: startsSentence && match.index === 0, capitalised: true });
+    // "Jun owns the migration": a capitalised word before "owns" is whoever owns it, even one the lexicon reads as
+    // something else ("Jun" is also a month).
+    const single = match[1].trim();
+    const owner =
+      nameIn(match[1], { loose: false, initial: startsSentence && match.index === 0, capitalised: true }) ??
+      (!/\s/.test(single) && isCapitalisedName(single) && !isRoleWord(single) ? displayName(single) : undefined);
     if (owner) return taskItem(owner, `own ${match[2]}`, { noun: true });
   }
   return undefined;
@@ -466,6 +471,8 @@ function cleanTask(raw: string): string {
   const spoken = raw.replace(/(?:^|[\s,]+)(?:um+|uh+|uhm|erm|er)\b[,.]?(?=\s|$)/giu, ' ');
   let task = leadingNoiseOff(spoken.replace(/\s+/g, ' ').trim()).replace(/[.!?,;:]+$/u, '').replace(LEADING_ADVERBS, '');
   for (const cut of CUT_AT) task = task.replace(cut, '');
+  // "… by Friday, Nadia": the name said to someone is not part of the task.
+  task = task.replace(/,\s*\p{Lu}[\p{L}'-]*\s*$/u, '');
   return task.replace(TRAILING, '').replace(/[.!?,;:]+$/u, '').trim();
 }
 

@@ -67,8 +67,15 @@ export function isVocativeName(word: string, initial: boolean): boolean {
   const tags = lexiconTags(bare);
   if (tags.some((tag) => NAME_TAGS.has(tag))) return true;
   if (!initial) return true;
-  return tags.length === 0 && bare.length >= 3 && !/ly$/i.test(bare);
+  if (bare.length < 3 || /ly$/i.test(bare) || NOT_CALLED.has(bare.toLowerCase())) return false;
+  // A name the lexicon also knows as something else: "Maya" (a noun), "Frank" (an adjective's comparative), "Jun".
+  return tags.every((tag) => ALSO_A_NAME.has(tag));
 }
+
+/** Words said first and set off by a comma that are not someone's name ("Look, …", "Folks, …"). */
+const NOT_CALLED = new Set(`look listen see wait guys folks team people friends sir madam man dude boss honey dear`.split(/\s+/));
+/** Lexicon tags of words that are also first names. */
+const ALSO_A_NAME = new Set(['Noun', 'Singular', 'ProperNoun', 'Comparative', 'Place', 'City', 'Country', 'Month', 'Date']);
 
 export function isTitle(word: string): boolean {
   return TITLE_WORD.test(word);

@@ -27,12 +27,19 @@ const ANSWER = /^(?:yes|yeah|yep|yup|sure|ok|okay|of course|absolutely|will do|o
 
 /** The person a turn speaks to by name, if it does (a name set off by commas, after a greeting, or at its end). */
 export function addresseeOf(text: string): string | undefined {
+  return addressOf(text)?.name;
+}
+
+/** How a turn names whom it speaks to: first ("Raj, can you …", "hi Sean"), in thanks ("thanks Omar"), or later. */
+function addressOf(text: string): { name: string; how: 'first' | 'thanks' | 'later' } | undefined {
   const bare = text.trim();
   for (const pattern of [LEADING, COURTESY, EARLY, TRAILING]) {
     const match = pattern.exec(bare);
     if (!match) continue;
     const name = personal(match[1], pattern === LEADING && match.index === 0 && match[0].startsWith(match[1]));
-    if (name) return name;
+    if (!name) continue;
+    const thanks = /\b(?:thanks|thank you|sorry|cheers|bye)\b/i.test(match[0]);
+    return { name, how: pattern === LEADING ? (thanks ? 'thanks' : 'first') : pattern === COURTESY ? (thanks ? 'thanks' : 'first') : 'later' };
   }
   return undefined;
 }
@@ -75,12 +82,17 @@ export function turnSpeakers(turns: Turn[], labelNames: Map<string, string>, dia
       add(claims, turn.index, introduced);
       display.set(introduced.toLowerCase(), introduced);
     }
-    const addressed = addresseeOf(text) ?? addresseeOf(turn.clauses[turn.clauses.length - 1] ?? '');
-    if (!addressed || addressed.toLowerCase() === introduced?.toLowerCase()) continue;
+    const address = addressOf(text) ?? addressOf(turn.clauses[turn.clauses.length - 1] ?? '');
+    const addressed = address?.name;
+    if (!address || !addressed || addressed.toLowerCase() === introduced?.toLowerCase()) continue;
     display.set(addressed.toLowerCase(), addressed);
     add(notThem, turn.index, addressed);
-    add(claims, turn.index + 1, addressed);
-    if (ANSWER.test(text.trim())) add(claims, turn.index - 1, addressed);
+    // Asked or called on by name, they answer next; thanked or answered by name, they spoke before.
+    const asks = /\?\s*$/.test(text) || turn.clauses.some((clause) => /\?\s*$/.test(clause));
+    const answers = ANSWER.test(text.trim()) || address.how === 'thanks';
+    // An answer that ends on their name ("Yes, Wednesday is doable, Maya.") gives them the floor back.
+    if (asks || (address.how === 'first' && !answers) || (answers && address.how === 'later')) add(claims, turn.index + 1, addressed);
+    if (answers) add(claims, turn.index - 1, addressed);
   }
   for (const [index, names] of claims) {
     const left = [...names].filter((name) => !notThem.get(index)?.has(name));

@@ -223,3 +223,67 @@ test('text without segments (a chat prompt) is read sentence by sentence, with n
 test('an empty transcript gives an empty summary and no items', () => {
   expect(analyzeTranscript({ text: '', segments: [] })).toEqual({ summary: '', actionItems: [] });
 });
+
+describe('owners as a recogniser without speakers gives them (one label for everyone, punctuated)', () => {
+  test('the one addressed, in the sentence or the turn before; an assignment; ownership', () => {
+    expect(
+      itemsOf(
+        oneVoice(
+          'Olga, please shorten the signup form before the launch.',
+          'Pat, you know the housing office. Can you file a complaint with them?',
+          'Sure, this week.',
+          "Let's have Omar check the invoices against the contracts.",
+          'Jun owns the database migration.',
+          'Tina, grab two chairs from the patio.',
+          'On it.',
+          'Great, then Pat collects the signatures at the door on Saturday.',
+        ),
+      ),
+    ).toEqual([
+      'Olga: shorten the signup form before the launch',
+      'Pat: file a complaint with them this week',
+      'Omar: check the invoices against the contracts',
+      'Jun: own the database migration',
+      'Tina: grab two chairs from the patio',
+      'Pat: collect the signatures at the door on Saturday',
+    ]);
+  });
+
+  test('"I\'ll …" is the speaker\'s when the turn before or after names them, and nobody\'s otherwise', () => {
+    expect(
+      itemsOf(
+        oneVoice(
+          'Can you finish the edit by Wednesday?',
+          'Yes, Wednesday is doable, Maya.',
+          "I'll write the show notes and the episode description.",
+          "I'll email the guest about the cover photo today.",
+          'Okay.',
+          'Frank, the bricks are late again.',
+          "I'll phone the brick supplier this afternoon.",
+        ),
+      ),
+    ).toEqual([
+      // The one who answered "Yes" is not named: the request has no owner.
+      'Finish the edit by Wednesday',
+      // Maya is answered, so she spoke before and speaks next.
+      'Maya: write the show notes and the episode description',
+      // Two turns on, nothing says who speaks.
+      'Email the guest about the cover photo today',
+      // Called on by name, Frank answers.
+      'Frank: phone the brick supplier this afternoon',
+    ]);
+  });
+
+  test('a task in the second person is written in the third; "you" is the one spoken to when named', () => {
+    expect(itemsOf(oneVoice('Lena, send your notes to the board by Friday.', 'Will do.'))).toEqual(['Lena: send their notes to the board by Friday']);
+    expect(itemsOf(oneVoice("I'll email you the updated schedule by Friday, Nadia."))).toEqual(['Email Nadia the updated schedule by Friday']);
+    // Thanked by name, Nadia spoke before; the one who thanks her goes on, unnamed.
+    expect(itemsOf(oneVoice('The bank needs the schedule.', "Thanks, Nadia. I'll email you the updated schedule by Friday."))).toEqual([
+      'Email Nadia the updated schedule by Friday',
+    ]);
+  });
+
+  test('no owner the meeting never says: a promise on a condition and an offer nobody takes up are no items', () => {
+    expect(itemsOf(oneVoice("All right. I'll call you when I hear back.", 'I can drive on saturdays.', 'Okay, bye.'))).toEqual([]);
+  });
+});
