@@ -11,7 +11,8 @@
 // second); `spoken` is the meetings of test/fixtures/meetings/spoken/scripts as a real recogniser heard them (see
 // test/fixtures/meetings/README.md). --details also prints, per meeting, the items that matched nothing, the labelled
 // items that were missed and the summary. `--hear` (re)writes the spoken corpus: RENDERED_DIR is what
-// `../shared/tools/real-asr.sh corpus test/fixtures/meetings/spoken/scripts RENDERED_DIR` rendered, and each WAV goes
+// `real-asr.sh corpus test/fixtures/meetings/spoken/scripts RENDERED_DIR` (the team's speech tool, outside this
+// repository; test/fixtures/meetings/README.md) rendered, and each WAV goes
 // through this project's `openai` transcription provider to the recogniser at --asr-url. `--analyser
 // openai-compatible` sends each meeting to the LLM server at --ai-url (one at a time; a 1.5 B model on CPU takes a
 // minute or more a meeting). `--long`: the spoken corpus's held-out meetings one after the other, repeated to about 45
