@@ -20,6 +20,12 @@ export interface components {
          * @enum {string}
          */
         Role: "host" | "participant" | "viewer";
+        /**
+         * @description The event's number in its room: 1 for the room's first event, one more for each event after it, the
+         *     same on every connection and API instance. Remember the last one seen to resume (`resume_from`).
+         * @example 42
+         */
+        Seq: number;
         /** @description No data. An empty object. */
         EmptyData: Record<string, never>;
         /** @description The JSON error body of an HTTP refusal (for example a WebSocket upgrade refused before the upgrade). */
@@ -89,6 +95,21 @@ export interface components {
             /** @description Human-readable explanation. */
             message: string;
         };
+        ResyncRequiredData: {
+            /** @description The `resume_from` the client asked for. */
+            resume_from: number;
+            /**
+             * ResyncReason
+             * @description `expired`: some event after `resume_from` is no longer kept (older than `WS_RESUME_WINDOW`, or more
+             *     than 1,000 events ago). `unknown`: `resume_from` is beyond the room's last event.
+             * @enum {string}
+             */
+            reason: "expired" | "unknown";
+        };
+        ResumeData: {
+            /** @description The last `seq` the client saw (of an event or a `room.snapshot`). */
+            resume_from: number;
+        };
         ChatSendData: {
             /** @description The message, 1 to 4000 characters (Unicode code points). */
             text: string;
@@ -96,46 +117,59 @@ export interface components {
         RoomSnapshotEvent: {
             /** @constant */
             event: "room.snapshot";
+            /**
+             * @description The `seq` of the room's last event this snapshot reflects (0 before the room's first event). Not an
+             *     event of its own: the next event has `seq` one more. Resume from it.
+             */
+            seq: number;
             data: components["schemas"]["RoomSnapshotData"];
         };
         ParticipantJoinedEvent: {
             /** @constant */
             event: "participant.joined";
+            seq: components["schemas"]["Seq"];
             data: components["schemas"]["ParticipantSummary"];
         };
         ParticipantLeftEvent: {
             /** @constant */
             event: "participant.left";
+            seq: components["schemas"]["Seq"];
             data: components["schemas"]["ParticipantLeftData"];
         };
         ChatMessageEvent: {
             /** @constant */
             event: "chat.message";
+            seq: components["schemas"]["Seq"];
             data: components["schemas"]["ChatMessageData"];
         };
         HandRaisedEvent: {
             /** @constant */
             event: "hand.raised";
+            seq: components["schemas"]["Seq"];
             data: components["schemas"]["HandData"];
         };
         HandLoweredEvent: {
             /** @constant */
             event: "hand.lowered";
+            seq: components["schemas"]["Seq"];
             data: components["schemas"]["HandData"];
         };
         RecordingStartedEvent: {
             /** @constant */
             event: "recording.started";
+            seq: components["schemas"]["Seq"];
             data: components["schemas"]["RecordingRefData"];
         };
         RecordingStoppedEvent: {
             /** @constant */
             event: "recording.stopped";
+            seq: components["schemas"]["Seq"];
             data: components["schemas"]["RecordingRefData"];
         };
         RoomEndedEvent: {
             /** @constant */
             event: "room.ended";
+            seq: components["schemas"]["Seq"];
             data: components["schemas"]["RoomEndedData"];
         };
         PongEvent: {
@@ -147,6 +181,11 @@ export interface components {
             /** @constant */
             event: "error";
             data: components["schemas"]["ErrorData"];
+        };
+        ResyncRequiredEvent: {
+            /** @constant */
+            event: "resync_required";
+            data: components["schemas"]["ResyncRequiredData"];
         };
         ChatSendEvent: {
             /** @constant */
@@ -170,6 +209,11 @@ export interface components {
             /** @constant */
             event: "ping";
             data?: components["schemas"]["EmptyData"];
+        };
+        ResumeEvent: {
+            /** @constant */
+            event: "resume";
+            data: components["schemas"]["ResumeData"];
         };
         /** @description HTTP headers of every delivery attempt (header names are case-insensitive). */
         WebhookHeaders: {
@@ -338,6 +382,7 @@ export interface components {
 export type Id = components["schemas"]["Id"];
 export type Timestamp = components["schemas"]["Timestamp"];
 export type Role = components["schemas"]["Role"];
+export type Seq = components["schemas"]["Seq"];
 export type EmptyData = components["schemas"]["EmptyData"];
 export type ErrorEnvelope = components["schemas"]["ErrorEnvelope"];
 export type ParticipantSummary = components["schemas"]["ParticipantSummary"];
@@ -349,6 +394,8 @@ export type HandData = components["schemas"]["HandData"];
 export type RecordingRefData = components["schemas"]["RecordingRefData"];
 export type RoomEndedData = components["schemas"]["RoomEndedData"];
 export type ErrorData = components["schemas"]["ErrorData"];
+export type ResyncRequiredData = components["schemas"]["ResyncRequiredData"];
+export type ResumeData = components["schemas"]["ResumeData"];
 export type ChatSendData = components["schemas"]["ChatSendData"];
 export type RoomSnapshotEvent = components["schemas"]["RoomSnapshotEvent"];
 export type ParticipantJoinedEvent = components["schemas"]["ParticipantJoinedEvent"];
@@ -361,10 +408,12 @@ export type RecordingStoppedEvent = components["schemas"]["RecordingStoppedEvent
 export type RoomEndedEvent = components["schemas"]["RoomEndedEvent"];
 export type PongEvent = components["schemas"]["PongEvent"];
 export type ErrorEvent = components["schemas"]["ErrorEvent"];
+export type ResyncRequiredEvent = components["schemas"]["ResyncRequiredEvent"];
 export type ChatSendEvent = components["schemas"]["ChatSendEvent"];
 export type HandRaiseEvent = components["schemas"]["HandRaiseEvent"];
 export type HandLowerEvent = components["schemas"]["HandLowerEvent"];
 export type PingEvent = components["schemas"]["PingEvent"];
+export type ResumeEvent = components["schemas"]["ResumeEvent"];
 export type WebhookHeaders = components["schemas"]["WebhookHeaders"];
 export type WebhookMeeting = components["schemas"]["WebhookMeeting"];
 export type WebhookRecording = components["schemas"]["WebhookRecording"];
@@ -389,6 +438,7 @@ export type ServerMessage =
     | RecordingStoppedEvent
     | RoomEndedEvent
     | ErrorEvent
+    | ResyncRequiredEvent
     | PongEvent;
 
 /** Every message a client may send on the room WebSocket, discriminated by `event`. */
@@ -396,6 +446,7 @@ export type ClientMessage =
     | ChatSendEvent
     | HandRaiseEvent
     | HandLowerEvent
+    | ResumeEvent
     | PingEvent;
 
 export type ServerEventName = ServerMessage['event'];
@@ -414,6 +465,7 @@ export const SERVER_EVENTS = [
     "recording.stopped",
     "room.ended",
     "error",
+    "resync_required",
     "pong",
 ] as const satisfies readonly ServerEventName[];
 
@@ -421,6 +473,7 @@ export const CLIENT_EVENTS = [
     "chat.send",
     "hand.raise",
     "hand.lower",
+    "resume",
     "ping",
 ] as const satisfies readonly ClientEventName[];
 

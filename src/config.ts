@@ -70,8 +70,11 @@ export interface Config {
   trustProxy: string | undefined;
   /** The HTTP server's limits (src/http/server.ts): slow or oversized requests are cut off. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; writeTimeoutMs: number; maxHeadersCount: number };
-  /** WebSocket caps (docs/decisions.md §11): sockets per participant (the oldest is replaced) and upgrades per address. */
-  ws: { maxSocketsPerParticipant: number; upgradesPerAddressPerMinute: number };
+  /**
+   * WebSocket caps (docs/decisions.md §11): sockets per participant (the oldest is replaced) and upgrades per address; and
+   * how long a room's events are kept for clients that resume (at most its last 1,000).
+   */
+  ws: { maxSocketsPerParticipant: number; upgradesPerAddressPerMinute: number; resumeWindowSeconds: number };
   tokens: { issuer: string; audience: string; tenantAccessTtl: number; participantTtl: number; refreshTtl: number };
   /** Validate every response against spec/openapi.yaml (on in tests; costs time in production). */
   validateResponses: boolean;
@@ -203,6 +206,8 @@ export function loadConfig(env: Env = process.env): Config {
     ws: {
       maxSocketsPerParticipant: read.integer('WS_MAX_SOCKETS_PER_PARTICIPANT', 5, 1, 100),
       upgradesPerAddressPerMinute: read.integer('WS_UPGRADES_PER_ADDRESS_PER_MINUTE', 120, 1, 1_000_000),
+      // Room events kept for resume (docs/decisions.md §11), also capped at each room's last 1,000.
+      resumeWindowSeconds: read.duration('WS_RESUME_WINDOW', 600, 1, 24 * 3600),
     },
     tokens: {
       issuer: read.string('JWT_ISSUER', 'convene'),

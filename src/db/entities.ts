@@ -10,9 +10,9 @@ import { PostMeetingResultSchema } from '../modules/post-meeting/post-meeting-re
 import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema } from '../modules/deliveries/delivery.entity.ts';
 import { RateLimitWindowSchema } from '../http/rate-limit.entity.ts';
 import { WorkflowHandoverSchema } from '../handover/handover.entity.ts';
-import { ChatMessageSchema, RaisedHandSchema, RealtimeConnectionSchema, RoomEventSequenceSchema } from '../realtime/realtime.entities.ts';
+import { ChatMessageSchema, RaisedHandSchema, RealtimeConnectionSchema, RoomEventSchema, RoomEventSequenceSchema } from '../realtime/realtime.entities.ts';
 
 export const ENTITIES = [TenantSchema, RefreshTokenSchema, SigningKeySchema, RoomSchema, ParticipantSchema, RecordingSchema,
-  RealtimeConnectionSchema, RaisedHandSchema, ChatMessageSchema, RoomEventSequenceSchema,
+  RealtimeConnectionSchema, RaisedHandSchema, ChatMessageSchema, RoomEventSequenceSchema, RoomEventSchema,
   TranscriptSchema, PostMeetingResultSchema, WebhookDeliverySchema, WebhookDeliveryAttemptSchema, RateLimitWindowSchema,
   WorkflowHandoverSchema];

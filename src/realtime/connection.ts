@@ -1,7 +1,7 @@
 import { WebSocket, type RawData } from 'ws';
 import { CloseCode } from '../../generated/asyncapi.ts';
 import type { Logger } from '../logger.ts';
-import { errorMessage } from './messages.ts';
+import { errorMessage, resumeRequest } from './messages.ts';
 import type { Budget, ParticipantBudgets } from './participant-budgets.ts';
 import type { RoomCommands } from './room-commands.ts';
 import { Member } from './room-hub.ts';
@@ -47,10 +47,16 @@ export class Connection extends Member {
   /** Flood limit: the participant's budget, shared with its other sockets here. */
   private readonly budget: Budget;
   private readonly ctx: ConnectionContext;
+  /** The `resume_from` of the upgrade's query (docs/decisions.md §11). */
+  private readonly resumeFrom: number | undefined;
+  /** No message handled yet, and none was resumed from the query: a first `resume` message is answered. */
+  private mayResume: boolean;
 
-  constructor(ws: ConveneSocket, id: SocketIdentity & { connectionId: string }, ctx: ConnectionContext) {
+  constructor(ws: ConveneSocket, id: SocketIdentity & { connectionId: string }, ctx: ConnectionContext, resumeFrom?: number) {
     super(ws, id);
     this.ctx = ctx;
+    this.resumeFrom = resumeFrom;
+    this.mayResume = resumeFrom === undefined;
     this.budget = ctx.budgets.attach(id.participantId);
     ws.connection = this;
     ws.on('pong', onPong);
@@ -59,13 +65,16 @@ export class Connection extends Member {
     ws.on('close', onClose);
   }
 
-  /** Records the socket in the room, then sends the snapshot (or closes, when the room ended meanwhile). */
+  /**
+   * Records the socket in the room, then sends the snapshot, or what it missed when it resumes (or closes, when the room
+   * ended meanwhile).
+   */
   join(): void {
     const { commands, logger, track } = this.ctx;
     this.ready = track(
       commands
-        .join(this.id)
-        .then((joined) => (joined.ok ? this.start(joined.seq, JSON.stringify(joined.snapshot)) : this.ws.close(joined.code, joined.reason)))
+        .join(this.id, this.resumeFrom)
+        .then((joined) => (joined.ok ? this.start(joined.seq, joined.texts) : this.ws.close(joined.code, joined.reason)))
         .catch((err) => {
           logger.error({ err, roomId: this.id.roomId }, 'joining the room failed');
           this.ws.close(CloseCode.INTERNAL_ERROR, 'Internal error');
@@ -105,6 +114,15 @@ export class Connection extends Member {
     while (inbox.length > 0) {
       // What waited while the socket began closing, or after the room stopped counting its sender, is dropped unread.
       if (!this.isOpen()) break;
+      if (this.mayResume) {
+        this.mayResume = false;
+        const resumeFrom = resumeRequest(inbox[0]);
+        if (resumeFrom !== undefined) {
+          inbox.shift();
+          await this.resume(resumeFrom);
+          continue;
+        }
+      }
       const texts = inbox.splice(0, MAX_BATCH);
       const stillMember = await commands.handle(this.id, texts, (message) => this.send(JSON.stringify(message))).catch((err) => {
         logger.error({ err, roomId: this.id.roomId }, 'WebSocket message failed');
@@ -117,6 +135,21 @@ export class Connection extends Member {
     // a break is dropped with the inbox.
     this.inbox = undefined;
     this.draining = false;
+  }
+
+  /**
+   * A first-message resume (docs/decisions.md §11): live batches wait while the room's events after `resumeFrom` are
+   * read in its turn, then follow them; those the socket was sent since its snapshot come again within them.
+   */
+  private async resume(resumeFrom: number): Promise<void> {
+    this.hold();
+    try {
+      const { seq, texts } = await this.ctx.commands.resume(this.id, resumeFrom);
+      this.start(seq, texts);
+    } catch (err) {
+      this.ctx.logger.error({ err, roomId: this.id.roomId }, 'resuming failed');
+      this.ws.close(CloseCode.INTERNAL_ERROR, 'Internal error');
+    }
   }
 
   private isOpen(): boolean {

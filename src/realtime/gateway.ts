@@ -115,7 +115,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
   const context: ConnectionContext = { commands, logger: deps.logger, budgets, track, closed };
   const sweeps = new SocketSweeps(() => hub.all(), opts.pingIntervalMs);
   const unsubscribe = deps.bus.subscribe((batch) => hub.deliver(batch));
-  // Missed batches cannot be replayed: make every client reconnect and start again from a fresh snapshot.
+  // Batches missed here never reach these sockets: make every client reconnect, and resume (docs/decisions.md §11).
   const unsubscribeLost = deps.bus.onLost(() => hub.all().forEach((m) => m.ws.close(CloseCode.SERVER_SHUTDOWN, 'Reconnect')));
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -151,12 +151,16 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
   }
 
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, address: string, requestId: string): void {
+    const resumeFrom = url.searchParams.get('resume_from');
+    if (resumeFrom !== null && !/^[0-9]{1,15}$/.test(resumeFrom)) {
+      return refuse(socket, new ApiError('VALIDATION_ERROR', 'resume_from must be a non-negative integer (the last seq received)'), requestId);
+    }
     authorizeUpgrade(deps, req, url).then(
       (identity) => {
         if (socket.destroyed) return;
         wss.handleUpgrade(req, socket, head, (ws) => {
           socket.off('error', destroy); // the socket's errors are ws's to handle now
-          open(new Connection(ws, { ...identity, connectionId: uuidv7() }, context));
+          open(new Connection(ws, { ...identity, connectionId: uuidv7() }, context, resumeFrom === null ? undefined : Number(resumeFrom)));
         });
       },
       async (err: unknown) => {

@@ -47,6 +47,13 @@ export function parseClientMessage(text: string): ParsedClientMessage {
   return { ok: true, message: value as ClientMessage };
 }
 
+/** The `resume_from` of a `resume` message (docs/decisions.md §11); undefined for any other text. */
+export function resumeRequest(text: string | null): number | undefined {
+  if (text === null) return undefined;
+  const parsed = parseClientMessage(text);
+  return parsed.ok && parsed.message.event === 'resume' ? parsed.message.data.resume_from : undefined;
+}
+
 /** Checks a server message against its schema: used by tests and examples, never on the hot path. */
 export function serverMessageErrors(message: unknown): string | null {
   const event = (message as { event?: unknown } | null)?.event;

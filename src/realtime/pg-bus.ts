@@ -8,13 +8,16 @@ import type { ChatMessageData, ServerMessage } from '../../generated/asyncapi.ts
 // The one module that owns cross-instance fan-out (docs/decisions.md §11). A room's events are produced inside a transaction
 // that first bumps the room's counter in `room_event_sequences`: the row lock makes producers of one room take turns,
 // and `pg_notify` inside that transaction is delivered at commit. PostgreSQL delivers notifications to every listener
-// in commit order, so every API instance sees the events of a room in the same order, numbered by `seq`.
+// in commit order, so every API instance sees the events of a room in the same order. Each batch has its number (the
+// turn, `seq` of RoomBatch); each event in it gets the room's next event number (`event_seq` of the same row, the
+// `seq` clients see), and is kept in `room_events` for clients that resume (docs/decisions.md §11).
 
-/** What every instance does with its own sockets of the room, in order. */
-export type RoomAction =
-  | { k: 'send'; m: ServerMessage }
-  /** A chat message too large for a NOTIFY payload (8000 bytes): receivers load it from chat_messages. */
-  | { k: 'chat'; id: string }
+/** A room event as sent, numbered. */
+export type RoomEvent = Exclude<ServerMessage, { event: 'room.snapshot' | 'pong' | 'error' | 'resync_required' }>;
+/** A room event as its producer states it: the bus numbers it in the room's turn. */
+export type RoomEventDraft = RoomEvent extends infer M ? (M extends unknown ? Omit<M, 'seq'> : never) : never;
+
+type Closing =
   /** Close the sockets of one participant (removed 4003, replaced 4002). */
   | { k: 'close'; p: string; code: number; reason: string }
   /** Close every socket of the room (4004 after room.ended). */
@@ -22,24 +25,50 @@ export type RoomAction =
   /** Close these sockets, by connection id (a participant's oldest, over its socket cap: 4006). */
   | { k: 'drop'; c: string[]; code: number; reason: string };
 
+/** What every instance does with its own sockets of the room, in order, as a producer states it. */
+export type RoomAction = { k: 'send'; m: RoomEventDraft } | Closing;
+
+/** The same as announced: events numbered. */
+export type AnnouncedAction =
+  | { k: 'send'; m: RoomEvent }
+  /** A chat message too large for a NOTIFY payload (8000 bytes): receivers load it from chat_messages. */
+  | { k: 'chat'; id: string; s: number }
+  | Closing;
+
 export interface RoomBatch {
   roomId: string;
   seq: number;
-  actions: RoomAction[];
+  actions: AnnouncedAction[];
 }
 
-type Produce<T> = (sql: Sql, seq: number) => Promise<{ actions: RoomAction[]; result: T }>;
+/** `eventSeq`: the room's last event number before this batch (0 before its first event). */
+type Produce<T> = (sql: Sql, seq: number, eventSeq: number) => Promise<{ actions: RoomAction[]; result: T }>;
+
+/** A batch committed (or to be, with appendIn): its number, the room's last event number after it, its events. */
+export interface Appended<T> {
+  seq: number;
+  eventSeq: number;
+  events: RoomEvent[];
+  result: T;
+}
+
+/** The events after a client's `resume_from` (as sent), or why they cannot be sent (docs/decisions.md §11). */
+export type History = { ok: true; messages: string[] } | { ok: false; reason: 'expired' | 'unknown' };
 
 const CHANNEL = 'convene_room_events';
 // NOTIFY refuses payloads of 8000 bytes or more; keep a margin.
 const MAX_PAYLOAD_BYTES = 7900;
 const RECONNECT_DELAY_MS = 1000;
+/** A room keeps at most its last this many events for clients that resume (docs/decisions.md §11). */
+export const RESUME_MAX_EVENTS = 1000;
 
 export interface PgRoomBusOptions {
   databaseUrl: string;
   logger: Logger;
   /** Connections for producing events (the listener has its own). */
   poolSize?: number;
+  /** How long a room's events are kept for clients that resume (WS_RESUME_WINDOW); default 10 minutes. */
+  resumeWindowSeconds?: number;
 }
 
 /**
@@ -47,12 +76,16 @@ export interface PgRoomBusOptions {
  * cross-instance fan-out. PgRoomBus is the one adapter today; a broker adapter (NATS, Redis Streams) implements the same
  * members. Its contract: `append`/`appendIn` give a room's batches consecutive numbers under the room's turn, taken in
  * the producer's transaction, and publish them only once that transaction commits (with a broker: an outbox row in the
- * same transaction, relayed in `seq` order); `subscribe` delivers every room's batches in that order to every
- * instance; `onLost` fires when batches may have been missed (the gateway then makes its clients resynchronise).
+ * same transaction, relayed in `seq` order); each event of a batch gets the room's next event number and is kept for
+ * the resume window in the same transaction (`history` reads it back, in a turn); `subscribe` delivers every room's
+ * batches in that order to every instance; `onLost` fires when batches may have been missed (the gateway then makes
+ * its clients resynchronise).
  */
 export interface RoomBus {
-  append<T>(roomId: string, produce: Produce<T>): Promise<{ seq: number; result: T }>;
-  appendIn<T>(sql: Sql, roomId: string, produce: Produce<T>): Promise<{ seq: number; result: T }>;
+  append<T>(roomId: string, produce: Produce<T>): Promise<Appended<T>>;
+  appendIn<T>(sql: Sql, roomId: string, produce: Produce<T>): Promise<Appended<T>>;
+  history(sql: Sql, roomId: string, after: number, last: number): Promise<History>;
+  trim(): Promise<void>;
   forget(roomId: string, sql?: Sql): Promise<void>;
   subscribe(listener: (batch: RoomBatch) => void): () => void;
   onLost(listener: () => void): () => void;
@@ -64,6 +97,7 @@ export class PgRoomBus implements RoomBus {
   readonly pool: pg.Pool;
   private readonly logger: Logger;
   private readonly databaseUrl: string;
+  private readonly resumeWindowSeconds: number;
   private readonly listeners = new Set<(batch: RoomBatch) => void>();
   private readonly lostListeners = new Set<() => void>();
   private listener: pg.Client | undefined;
@@ -74,6 +108,7 @@ export class PgRoomBus implements RoomBus {
   constructor(options: PgRoomBusOptions) {
     this.databaseUrl = options.databaseUrl;
     this.logger = options.logger;
+    this.resumeWindowSeconds = options.resumeWindowSeconds ?? 600;
     this.pool = createPool({ name: 'room-bus', logger: this.logger, connectionString: options.databaseUrl, max: options.poolSize ?? 8 });
   }
 
@@ -81,14 +116,14 @@ export class PgRoomBus implements RoomBus {
    * Runs `produce` in a transaction that holds the room's turn, then announces what it returned to every instance.
    * Returns the batch number: everything the producer read is the room's state as of that number.
    */
-  async append<T>(roomId: string, produce: Produce<T>): Promise<{ seq: number; result: T }> {
+  async append<T>(roomId: string, produce: Produce<T>): Promise<Appended<T>> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const { seq, result, actions } = await this.produceIn(client, roomId, produce);
+      const appended = await this.produceIn(client, roomId, produce);
       await client.query('COMMIT');
-      countEvents(actions);
-      return { seq, result };
+      countEvents(appended.events);
+      return appended;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
       throw err;
@@ -101,27 +136,79 @@ export class PgRoomBus implements RoomBus {
    * The same inside the caller's open transaction (a service's): the room's turn is held, and the NOTIFY delivered,
    * when the caller commits, so the change and its announcement cannot part (a crash loses both or neither).
    */
-  async appendIn<T>(sql: Sql, roomId: string, produce: Produce<T>): Promise<{ seq: number; result: T }> {
-    const { seq, result, actions } = await this.produceIn(sql, roomId, produce);
-    countEvents(actions); // counted before the caller's commit: a rolled-back change is counted all the same
-    return { seq, result };
+  async appendIn<T>(sql: Sql, roomId: string, produce: Produce<T>): Promise<Appended<T>> {
+    const appended = await this.produceIn(sql, roomId, produce);
+    countEvents(appended.events); // counted before the caller's commit: a rolled-back change is counted all the same
+    return appended;
   }
 
-  private async produceIn<T>(sql: Sql, roomId: string, produce: Produce<T>): Promise<{ seq: number; result: T; actions: RoomAction[] }> {
-    const { rows } = await sql.query<{ seq: string }>(
-      `insert into room_event_sequences (room_id, seq) values ($1, 1)
-       on conflict (room_id) do update set seq = room_event_sequences.seq + 1 returning seq`,
+  private async produceIn<T>(sql: Sql, roomId: string, produce: Produce<T>): Promise<Appended<T>> {
+    const { rows } = await sql.query<{ seq: string; event_seq: string }>(
+      `insert into room_event_sequences (room_id, seq, event_seq) values ($1, 1, 0)
+       on conflict (room_id) do update set seq = room_event_sequences.seq + 1 returning seq, event_seq`,
       [roomId],
     );
     const seq = Number(rows[0].seq);
-    const { actions, result } = await produce(sql, seq);
-    if (actions.length > 0) await sql.query('select pg_notify($1, $2)', [CHANNEL, encode({ roomId, seq, actions })]);
-    return { seq, result, actions };
+    let eventSeq = Number(rows[0].event_seq);
+    const { actions, result } = await produce(sql, seq, eventSeq);
+    const events: RoomEvent[] = [];
+    const announced = actions.map((a): AnnouncedAction => {
+      if (a.k !== 'send') return a;
+      const m = { event: a.m.event, seq: ++eventSeq, data: a.m.data } as RoomEvent;
+      events.push(m);
+      return { k: 'send', m };
+    });
+    if (events.length > 0) await this.keep(sql, roomId, events, eventSeq);
+    if (announced.length > 0) await sql.query('select pg_notify($1, $2)', [CHANNEL, encode({ roomId, seq, actions: announced })]);
+    return { seq, eventSeq, events, result };
   }
 
-  /** Forgets a deleted room's counter (its last batch has been announced), in the caller's transaction if given. */
+  /**
+   * Records the room's last event number and keeps the events for clients that resume; the oldest beyond the cap go.
+   * The events travel as one JSON parameter: a service's transaction (transactionSql) cannot bind arrays.
+   */
+  private async keep(sql: Sql, roomId: string, events: RoomEvent[], eventSeq: number): Promise<void> {
+    await sql.query(
+      `with kept as (
+         insert into room_events (room_id, seq, message, created_at)
+         select $1, e.seq, e.message, now() from jsonb_to_recordset($2::jsonb) as e (seq bigint, message text)
+       ), counted as (
+         update room_event_sequences set event_seq = $3::bigint where room_id = $1
+       )
+       delete from room_events where room_id = $1 and seq <= $3::bigint - ${RESUME_MAX_EVENTS}`,
+      [roomId, JSON.stringify(events.map((m) => ({ seq: m.seq, message: JSON.stringify(m) }))), eventSeq],
+    );
+  }
+
+  /**
+   * The room's events after `after` up to `last` (its last event number, read in the turn the caller holds), as sent;
+   * or why not: one of them is no longer kept (older than the window, or beyond the last 1,000), or `after` is not a
+   * number of this room yet.
+   */
+  async history(sql: Sql, roomId: string, after: number, last: number): Promise<History> {
+    if (after > last) return { ok: false, reason: 'unknown' };
+    if (after === last) return { ok: true, messages: [] };
+    if (last - after > RESUME_MAX_EVENTS) return { ok: false, reason: 'expired' };
+    const { rows } = await sql.query<{ seq: string; message: string }>(
+      `select seq, message from room_events
+       where room_id = $1 and seq > $2 and seq <= $3 and created_at > now() - make_interval(secs => $4)
+       order by seq`,
+      [roomId, after, last, this.resumeWindowSeconds],
+    );
+    // Events are kept from some number up to the last: all of them are there when the first one is.
+    if (rows.length !== last - after || Number(rows[0].seq) !== after + 1) return { ok: false, reason: 'expired' };
+    return { ok: true, messages: rows.map((r) => r.message) };
+  }
+
+  /** Deletes the events older than the resume window, of every room (reading them also checks their age). */
+  async trim(): Promise<void> {
+    await this.pool.query('delete from room_events where created_at <= now() - make_interval(secs => $1)', [this.resumeWindowSeconds]);
+  }
+
+  /** Forgets a deleted room's counter and events (its last batch has been announced), in the caller's transaction if given. */
   async forget(roomId: string, sql: Sql = this.pool): Promise<void> {
     await sql.query('delete from room_event_sequences where room_id = $1', [roomId]);
+    await sql.query('delete from room_events where room_id = $1', [roomId]);
   }
 
   /** Every batch of every room, in commit order. Call listen() to receive. */
@@ -178,18 +265,18 @@ export class PgRoomBus implements RoomBus {
       );
       const byId = new Map(rows.map((r) => [r.id as string, chatData(r)]));
       // A message deleted with its room in the meantime is dropped: the room's sockets are closing anyway.
-      batch.actions = batch.actions.flatMap((a): RoomAction[] => {
+      batch.actions = batch.actions.flatMap((a): AnnouncedAction[] => {
         if (a.k !== 'chat') return [a];
         const data = byId.get(a.id);
-        return data ? [{ k: 'send', m: { event: 'chat.message', data } }] : [];
+        return data ? [{ k: 'send', m: { event: 'chat.message', seq: a.s, data } }] : [];
       });
     }
     for (const listener of this.listeners) listener(batch);
   }
 }
 
-function countEvents(actions: RoomAction[]): void {
-  for (const action of actions) if (action.k === 'send') metrics.roomEvent(action.m.event);
+function countEvents(events: RoomEvent[]): void {
+  for (const m of events) metrics.roomEvent(m.event);
 }
 
 export function chatData(row: { id: string; sender_id: string; text: string; created_at: Date }): ChatMessageData {
@@ -200,7 +287,7 @@ export function chatData(row: { id: string; sender_id: string; text: string; cre
 function encode(batch: RoomBatch): string {
   let payload = JSON.stringify(batch);
   if (Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES) return payload;
-  const actions: RoomAction[] = batch.actions.map((a) => (a.k === 'send' && a.m.event === 'chat.message' ? { k: 'chat', id: a.m.data.id } : a));
+  const actions: AnnouncedAction[] = batch.actions.map((a) => (a.k === 'send' && a.m.event === 'chat.message' ? { k: 'chat', id: a.m.data.id, s: a.m.seq } : a));
   payload = JSON.stringify({ ...batch, actions });
   if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) throw new Error(`room batch too large for NOTIFY (${payload.length} characters)`);
   return payload;

@@ -32,6 +32,13 @@ export interface NewConnection {
   maxSockets: number;
 }
 
+/** What a room.snapshot tells (docs/decisions.md §11). */
+export interface RoomState {
+  participants: ParticipantSummary[];
+  raised_hands: string[];
+  recording: ActiveRecording | null;
+}
+
 export type JoinOutcome =
   | { ok: false; reason: 'room-ended' | 'participant-removed' }
   | {
@@ -41,9 +48,7 @@ export type JoinOutcome =
       becamePresent: boolean;
       /** The participant's oldest sockets this one displaced (over `maxSockets`): closed with 4006. */
       displaced: string[];
-      participants: ParticipantSummary[];
-      raisedHands: string[];
-      recording: ActiveRecording | null;
+      state: RoomState;
     };
 
 /** Records the socket and reads the room's state as the new member's snapshot. */
@@ -71,21 +76,24 @@ export async function join(sql: Sql, c: NewConnection): Promise<JoinOutcome> {
      returning id`,
     [c.participantId, c.id, c.maxSockets - 1],
   );
-  const participants = await sql.query<{ id: string; display_name: string; role: Role }>(
-    `select p.id, p.display_name, p.role from participants p
-     where p.id in (select participant_id from realtime_connections where room_id = $1 and ${LIVE})
-     order by p.joined_at, p.id`,
-    [c.roomId],
-  );
   return {
     ok: true,
     me: summary(me.rows[0]),
     becamePresent: before.rowCount === 0,
     displaced: displaced.rows.map((r) => r.id),
-    participants: participants.rows.map(summary),
-    raisedHands: await raisedHands(sql, c.roomId),
-    recording: await activeRecording(sql, c.roomId),
+    state: await roomState(sql, c.roomId),
   };
+}
+
+/** Who is present, whose hand is up and what is recorded: the room.snapshot's data. */
+export async function roomState(sql: Sql, roomId: string): Promise<RoomState> {
+  const participants = await sql.query<{ id: string; display_name: string; role: Role }>(
+    `select p.id, p.display_name, p.role from participants p
+     where p.id in (select participant_id from realtime_connections where room_id = $1 and ${LIVE})
+     order by p.joined_at, p.id`,
+    [roomId],
+  );
+  return { participants: participants.rows.map(summary), raised_hands: await raisedHands(sql, roomId), recording: await activeRecording(sql, roomId) };
 }
 
 /** Forgets a closed socket; when it was the participant's last, the participant leaves (hand lowered first). */

@@ -60,6 +60,8 @@ export const ChatMessageSchema = defineEntity({
 /**
  * Each room's event counter. Every batch of room events bumps it inside the transaction that produces the events, so
  * the row lock orders a room's events and each batch carries its number (a new socket skips what its snapshot holds).
+ * The same row numbers the room's events one by one (`eventSeq`, the `seq` clients see and resume from,
+ * docs/decisions.md §11): a batch may hold several events, or none.
  * No foreign key: the counter must outlive a deleted room long enough to announce the deletion.
  */
 export const RoomEventSequenceSchema = defineEntity({
@@ -68,6 +70,24 @@ export const RoomEventSequenceSchema = defineEntity({
   properties: {
     roomId: p.uuid().primary(),
     seq: p.bigint('number'),
+    eventSeq: p.bigint('number').default(0),
+  },
+});
+
+/**
+ * A room's recent events as sent (the JSON text, `seq` included), so a client that reconnects gets what it missed
+ * (docs/decisions.md §11). Written in the transaction that numbers them; kept WS_RESUME_WINDOW, at most the last 1,000
+ * of a room. No foreign key, as the counter: a deleted room's are deleted with its counter.
+ */
+export const RoomEventSchema = defineEntity({
+  name: 'RoomEvent',
+  tableName: 'room_events',
+  indexes: [{ name: 'room_events_created_at_index', properties: ['createdAt'] }],
+  properties: {
+    roomId: p.uuid().primary(),
+    seq: p.bigint('number').primary(),
+    message: p.text(),
+    createdAt: p.datetime(),
   },
 });
 

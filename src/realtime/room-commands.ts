@@ -5,7 +5,7 @@ import { storeChats } from './chat-store.ts';
 import { Departures } from './departures.ts';
 import type { EmptyRoomTimer } from './realtime.ports.ts';
 import { errorMessage, parseClientMessage, type ParsedClientMessage } from './messages.ts';
-import type { PgRoomBus, RoomAction } from './pg-bus.ts';
+import type { History, PgRoomBus, RoomAction, RoomEventDraft } from './pg-bus.ts';
 import * as presence from './presence.ts';
 import type { SocketIdentity } from './upgrade-auth.ts';
 
@@ -17,9 +17,16 @@ import type { SocketIdentity } from './upgrade-auth.ts';
 export type Occupant = SocketIdentity & { connectionId: string };
 
 export type JoinResult =
-  | { ok: true; seq: number; snapshot: ServerMessage }
+  /** What the socket is sent first, in order (a snapshot, or what a resuming client missed), as of batch `seq`. */
+  | { ok: true; seq: number; texts: string[] }
   /** Ended or removed between the upgrade checks and now: the socket is closed with this code. */
   | { ok: false; code: number; reason: string };
+
+/** A resume answered (docs/decisions.md §11): what to send, as of batch `seq` (nothing when the sender no longer counts). */
+export interface Resumed {
+  seq: number;
+  texts: string[];
+}
 
 /** What became of a batch of chat: stored and announced, refused (`chat_enabled` false), or its sender no longer counts. */
 type ChatOutcome = 'sent' | 'disabled' | 'not-member';
@@ -28,7 +35,7 @@ type ChatOutcome = 'sent' | 'disabled' | 'not-member';
 const CHAT_BATCH_BYTES = 7000;
 const CHAT_ENVELOPE_BYTES = 170;
 
-const send = (m: ServerMessage): RoomAction => ({ k: 'send', m });
+const send = (m: RoomEventDraft): RoomAction => ({ k: 'send', m });
 const refusal = (code: ErrorData['code'], message: string) => errorMessage({ code, message });
 
 export class RoomCommands {
@@ -48,9 +55,13 @@ export class RoomCommands {
     this.maxSocketsPerParticipant = deps.maxSocketsPerParticipant;
   }
 
-  /** Records the socket; the first socket of a participant announces participant.joined. */
-  async join(o: Occupant): Promise<JoinResult> {
-    const { seq, result } = await this.bus.append(o.roomId, async (sql) => {
+  /**
+   * Records the socket; the first socket of a participant announces participant.joined. The socket is sent the room's
+   * snapshot, or with `resumeFrom` the events after it up to this join's own, read in the same turn (docs/decisions.md
+   * §11): what it is sent and what it receives live meet at the join's batch, with no gap and no repeat.
+   */
+  async join(o: Occupant, resumeFrom?: number): Promise<JoinResult> {
+    const { seq, eventSeq, events, result } = await this.bus.append(o.roomId, async (sql, _seq, lastEvent) => {
       const outcome = await presence.join(sql, {
         id: o.connectionId,
         tenantId: o.tenantId,
@@ -64,17 +75,38 @@ export class RoomCommands {
       if (outcome.ok && outcome.displaced.length > 0) {
         actions.push({ k: 'drop', c: outcome.displaced, code: CloseCode.REPLACED_BY_NEWER_SOCKET, reason: 'Replaced by a newer connection' });
       }
-      return { actions, result: outcome };
+      const history = outcome.ok && resumeFrom !== undefined ? await this.bus.history(sql, o.roomId, resumeFrom, lastEvent) : undefined;
+      return { actions, result: { outcome, history } };
     });
-    if (!result.ok) {
-      const code = result.reason === 'room-ended' ? CloseCode.ROOM_ENDED : CloseCode.PARTICIPANT_REMOVED;
-      return { ok: false, code, reason: result.reason };
+    const { outcome, history } = result;
+    if (!outcome.ok) {
+      const code = outcome.reason === 'room-ended' ? CloseCode.ROOM_ENDED : CloseCode.PARTICIPANT_REMOVED;
+      return { ok: false, code, reason: outcome.reason };
     }
     // The room was empty until now: the timer stops waiting. Not awaited: a socket must not wait on Temporal (the
     // signal carries seq, so a late one is ignored); the timer owns its calls in flight.
-    if (result.becamePresent && result.participants.length === 1) void this.timer.presenceChanged(o.tenantId, o.roomId, true, seq);
-    const data = { participants: result.participants, raised_hands: result.raisedHands, recording: result.recording };
-    return { ok: true, seq, snapshot: { event: 'room.snapshot', data } };
+    if (outcome.becamePresent && outcome.state.participants.length === 1) void this.timer.presenceChanged(o.tenantId, o.roomId, true, seq);
+    const snapshot = { event: 'room.snapshot', seq: eventSeq, data: outcome.state } satisfies ServerMessage;
+    if (resumeFrom === undefined || !history) return { ok: true, seq, texts: [JSON.stringify(snapshot)] };
+    // The join's own events (participant.joined) follow what was missed before it.
+    return { ok: true, seq, texts: resumed(resumeFrom, history, events.map((m) => JSON.stringify(m)), snapshot) };
+  }
+
+  /**
+   * A `resume` as the first message of a socket that already has its snapshot (docs/decisions.md §11): the events after
+   * `resumeFrom`, read in the room's turn; the caller holds the socket's live batches meanwhile and sends them after.
+   * Nothing when the sender no longer counts: its closing is on its way.
+   */
+  async resume(o: Occupant, resumeFrom: number): Promise<Resumed> {
+    const { seq, eventSeq, result } = await this.bus.append(o.roomId, async (sql, _seq, lastEvent) => {
+      if (!(await presence.standing(sql, o.connectionId)).member) return { actions: [], result: undefined };
+      const history = await this.bus.history(sql, o.roomId, resumeFrom, lastEvent);
+      const state = history.ok ? undefined : await presence.roomState(sql, o.roomId);
+      return { actions: [], result: { history, state } };
+    });
+    if (!result) return { seq, texts: [] };
+    const snapshot = result.state && ({ event: 'room.snapshot', seq: eventSeq, data: result.state } satisfies ServerMessage);
+    return { seq, texts: resumed(resumeFrom, result.history, [], snapshot) };
   }
 
   /** The socket closed; the participant's last socket makes it leave (and may leave the room empty). */
@@ -123,9 +155,10 @@ export class RoomCommands {
     return flush();
   }
 
-  /** Keeps this instance's sockets counted as present, and cleans up after instances that died. */
+  /** Keeps this instance's sockets counted as present, cleans up after instances that died and trims old events. */
   async heartbeat(): Promise<void> {
     await presence.heartbeat(this.bus.pool, this.instanceId);
+    await this.bus.trim();
     for (const roomId of await presence.roomsWithStaleConnections(this.bus.pool)) {
       await this.departures.append(roomId, async (sql) => {
         const actions = await presence.reapRoom(sql, roomId);
@@ -157,6 +190,9 @@ export class RoomCommands {
     switch (message.event) {
       case 'ping':
         return answer({ event: 'pong', data: {} });
+      case 'resume':
+        // The connection answers a first-message resume itself (connection.ts); any other is refused.
+        return answer(refusal('INVALID_MESSAGE', 'resume is accepted only as the first message of a connection opened without resume_from'));
       case 'chat.send':
         // Viewers receive events but cannot chat (docs/decisions.md §6); everyone else's chat is batched in handle().
         return answer(refusal('FORBIDDEN', 'Viewers cannot chat'));
@@ -192,4 +228,11 @@ export class RoomCommands {
     });
     return result;
   }
+}
+
+/** The missed events, then the batch's own; or, when they are not kept, resync_required and a fresh snapshot. */
+function resumed(resumeFrom: number, history: History, own: string[], snapshot: ServerMessage | undefined): string[] {
+  if (history.ok) return [...history.messages, ...own];
+  const resync: ServerMessage = { event: 'resync_required', data: { resume_from: resumeFrom, reason: history.reason } };
+  return [JSON.stringify(resync), JSON.stringify(snapshot)];
 }

@@ -24,9 +24,12 @@ export class Member {
   /** Answered the last ping (the gateway's sweep pings every socket), and the sweep's tick it is pinged at. */
   alive = true;
   pingSlot = 0;
-  /** The batch number the snapshot reflects; undefined until the snapshot is sent (batches wait meanwhile). */
-  private snapshotSeq: number | undefined;
-  /** Batches that arrived before the snapshot was sent; allocated only then. */
+  /**
+   * The batch number the room's state was sent as of (its snapshot, or the events a resuming client missed); undefined
+   * until it is sent, and again while a resume reads it (batches wait meanwhile).
+   */
+  private sentSeq: number | undefined;
+  /** Batches that arrived while the room's state was being read; allocated only then. */
   private waiting: Prepared[] | undefined;
 
   constructor(ws: WebSocket, id: SocketIdentity & { connectionId: string }) {
@@ -34,17 +37,25 @@ export class Member {
     this.id = id;
   }
 
-  /** Sends the snapshot, then whatever the room produced after it. */
-  start(seq: number, snapshot: string): void {
-    this.send(snapshot);
-    this.snapshotSeq = seq;
+  /**
+   * Sends the room as of batch `seq` (a snapshot, or the events a resuming client missed, in order), then whatever the
+   * room produced after it.
+   */
+  start(seq: number, texts: string[]): void {
+    for (const text of texts) this.send(text);
+    this.sentSeq = seq;
     const waiting = this.waiting ?? [];
     this.waiting = undefined;
     for (const batch of waiting) this.apply(batch);
   }
 
+  /** The room is read again for this socket (a resume): batches wait for the next start(). */
+  hold(): void {
+    this.sentSeq = undefined;
+  }
+
   receive(batch: Prepared): void {
-    if (this.snapshotSeq === undefined) (this.waiting ??= []).push(batch);
+    if (this.sentSeq === undefined) (this.waiting ??= []).push(batch);
     else this.apply(batch);
   }
 
@@ -58,10 +69,13 @@ export class Member {
   }
 
   private apply(batch: Prepared): void {
-    if (batch.seq <= (this.snapshotSeq ?? 0)) return; // already in the snapshot
+    // The events of a batch up to `sentSeq` were in what start() sent; its closings are done all the same (a resume
+    // reads the room after a removal whose batch may still be waiting here).
+    const sent = batch.seq <= (this.sentSeq ?? 0);
     for (const step of batch.steps) {
-      if ('send' in step) this.send(step.send);
-      else if ('closeAll' in step) this.ws.close(step.closeAll, step.reason);
+      if ('send' in step) {
+        if (!sent) this.send(step.send);
+      } else if ('closeAll' in step) this.ws.close(step.closeAll, step.reason);
       else if ('closeConnections' in step) {
         if (step.closeConnections.has(this.id.connectionId)) this.ws.close(step.code, step.reason);
       }

@@ -72,7 +72,12 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
   const s3 = createS3Client(config.s3);
   const store = new S3ObjectStore(s3, config.s3);
   const provider = createHttpUpstreamAdapter({ baseUrl: config.upstream.apiUrl, apiKey: config.upstream.apiKey });
-  const roomBus = new PgRoomBus({ databaseUrl, logger, ...(options.busPoolSize ? { poolSize: options.busPoolSize } : {}) });
+  const roomBus = new PgRoomBus({
+    databaseUrl,
+    logger,
+    resumeWindowSeconds: config.ws.resumeWindowSeconds,
+    ...(options.busPoolSize ? { poolSize: options.busPoolSize } : {}),
+  });
   const temporal = createTemporalClient(config.temporal);
   const taskQueue = config.temporal.taskQueue;
   const emptyRoomTimer = new TemporalEmptyRoomTimer({ client: temporal.client, taskQueue, logger });

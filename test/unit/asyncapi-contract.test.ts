@@ -48,12 +48,12 @@ const PARTICIPANT = '0192f0a4-8a2b-7c4d-8e5f-6a7b8c9d0e1f';
 const RECORDING = '0192f0a5-1b2c-7d3e-8f4a-5b6c7d8e9f0a';
 
 describe('the event sets', () => {
-  test('clients may send exactly chat.send, hand.raise, hand.lower and ping', () => {
-    expect(Object.keys(schemas.client).sort()).toEqual(['chat.send', 'hand.lower', 'hand.raise', 'ping']);
+  test('clients may send exactly chat.send, hand.raise, hand.lower, ping and resume', () => {
+    expect(Object.keys(schemas.client).sort()).toEqual(['chat.send', 'hand.lower', 'hand.raise', 'ping', 'resume']);
     expect([...CLIENT_EVENTS].sort()).toEqual(Object.keys(schemas.client).sort());
   });
 
-  test('the server sends the snapshot, presence, chat, hands, recording, room end, pong and error events', () => {
+  test('the server sends the snapshot, presence, chat, hands, recording, room end, pong, error and resync_required events', () => {
     expect(Object.keys(schemas.server).sort()).toEqual([
       'chat.message',
       'error',
@@ -64,6 +64,7 @@ describe('the event sets', () => {
       'pong',
       'recording.started',
       'recording.stopped',
+      'resync_required',
       'room.ended',
       'room.snapshot',
     ]);
@@ -119,6 +120,8 @@ describe('client messages', () => {
     { event: 'hand.lower' },
     { event: 'ping' },
     { event: 'ping', data: {} },
+    { event: 'resume', data: { resume_from: 0 } },
+    { event: 'resume', data: { resume_from: 42 } },
   ];
   test.each(valid.map((message) => [JSON.stringify(message).slice(0, 60), message]))('accepts %s', (_label, message) => {
     expect(acceptsClientMessage(message)).toBe(true);
@@ -140,6 +143,9 @@ describe('client messages', () => {
     ['ping with data that is not empty', { event: 'ping', data: { at: 1 } }],
     ['hand.raise with null data', { event: 'hand.raise', data: null }],
     ['hand.lower with an array as data', { event: 'hand.lower', data: [] }],
+    ['resume without resume_from', { event: 'resume', data: {} }],
+    ['resume from a negative seq', { event: 'resume', data: { resume_from: -1 } }],
+    ['resume from a seq that is not an integer', { event: 'resume', data: { resume_from: '42' } }],
     ['a bare string', 'ping'],
     ['null', null],
   ];
@@ -150,11 +156,12 @@ describe('client messages', () => {
 
 describe('server messages', () => {
   const valid: ServerMessage[] = [
-    { event: 'room.snapshot', data: { participants: [], raised_hands: [], recording: null } },
-    { event: 'participant.joined', data: { id: PARTICIPANT, display_name: 'Viewer', role: 'viewer' } },
-    { event: 'recording.started', data: { recording_id: RECORDING } },
+    { event: 'room.snapshot', seq: 0, data: { participants: [], raised_hands: [], recording: null } },
+    { event: 'participant.joined', seq: 1, data: { id: PARTICIPANT, display_name: 'Viewer', role: 'viewer' } },
+    { event: 'recording.started', seq: 2, data: { recording_id: RECORDING } },
     { event: 'pong', data: {} },
     { event: 'error', data: { code: 'UNKNOWN_EVENT', message: 'Unknown event "chat.edit"' } },
+    { event: 'resync_required', data: { resume_from: 7, reason: 'expired' } },
   ];
   test.each(valid.map((message) => [message.event, message]))('accepts %s', (_label, message) => {
     expect(acceptsServerMessage(message)).toBe(true);
@@ -171,7 +178,12 @@ describe('server messages', () => {
     ['pong without data', { event: 'pong' }],
     ['an error with an unknown code', { event: 'error', data: { code: 'OOPS', message: 'x' } }],
     ['hand.raised carrying the client field name', { event: 'hand.raised', data: { id: PARTICIPANT } }],
-    ['room.ended without ended_at', { event: 'room.ended', data: { room_id: PARTICIPANT } }],
+    ['room.ended without ended_at', { event: 'room.ended', seq: 3, data: { room_id: PARTICIPANT } }],
+    ['a room event without seq', { event: 'hand.raised', data: { participant_id: PARTICIPANT } }],
+    ['a room event numbered 0', { event: 'hand.raised', seq: 0, data: { participant_id: PARTICIPANT } }],
+    ['a snapshot without seq', { event: 'room.snapshot', data: { participants: [], raised_hands: [], recording: null } }],
+    ['pong with a seq (replies are not numbered)', { event: 'pong', seq: 4, data: {} }],
+    ['resync_required with an unknown reason', { event: 'resync_required', data: { resume_from: 7, reason: 'late' } }],
   ];
   test.each(invalid)('refuses %s', (_label, message) => {
     expect(acceptsServerMessage(message)).toBe(false);

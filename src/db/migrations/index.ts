@@ -12,6 +12,7 @@ import { Migration20261125RecordingSourceUrl } from './20261125-recording-source
 import { Migration20261125PostMeetingRuns } from './20261125-post-meeting-runs.ts';
 import { Migration20261128TestWebhookEvent } from './20261128-test-webhook-event.ts';
 import { Migration20261128HandoverTraceContext } from './20261128-handover-trace-context.ts';
+import { Migration20261128RoomEventLog } from './20261128-room-event-log.ts';
 
 export const MIGRATIONS = [
   { name: '20261121-initial', class: Migration20261121Initial },
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   { name: '20261125-post-meeting-runs', class: Migration20261125PostMeetingRuns },
   { name: '20261128-test-webhook-event', class: Migration20261128TestWebhookEvent },
   { name: '20261128-handover-trace-context', class: Migration20261128HandoverTraceContext },
+  { name: '20261128-room-event-log', class: Migration20261128RoomEventLog },
 ];

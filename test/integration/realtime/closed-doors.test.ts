@@ -4,7 +4,7 @@
 // the participant: its sockets share one budget.
 import { v7 as uuidv7 } from 'uuid';
 import { CloseCode, type ServerMessage } from '../../../generated/asyncapi.ts';
-import type { RoomBatch } from '../../../src/realtime/pg-bus.ts';
+import type { RoomAction, RoomBatch } from '../../../src/realtime/pg-bus.ts';
 import { RoomCommands, type Occupant } from '../../../src/realtime/room-commands.ts';
 import { addParticipant, createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
 import { connectRaw, type RawSocket } from '../../helpers/raw-ws-client.ts';
@@ -98,7 +98,7 @@ describe('a client that never answers the close frame', () => {
     await raw.closedByServer(CUT_WITHIN_MS);
     expect(raw.closeCode).toBe(CloseCode.PARTICIPANT_REMOVED);
     const heard = await heardUntilMarker(watcher);
-    expect(heard).toContainEqual({ event: 'participant.left', data: { id: intruder.participant.id } });
+    expect(heard).toContainEqual({ event: 'participant.left', seq: expect.any(Number), data: { id: intruder.participant.id } });
     expect(roomTraffic(heard)).toEqual([]);
     expect(await chatsThroughTheDoor(intruder.participant.id)).toBe(0);
     expect(await chatsFrom(intruder.participant.id)).toBe(1);
@@ -171,8 +171,9 @@ describe('an instance that has not heard yet that the door closed (its socket st
       expect(replies).toEqual([]);
       expect(await chatsThroughTheDoor(participantId)).toBe(0);
       expect(await handsOf(participantId)).toBe(0);
-      // A batch appended now is heard after anything the room announced before it.
-      const { seq } = await t.services.roomBus.append(room.id, async () => ({ actions: [{ k: 'send', m: { event: 'pong', data: {} } }], result: undefined }));
+      // A batch appended now is heard after anything the room announced before it (one that closes no socket).
+      const marker: RoomAction = { k: 'drop', c: [], code: CloseCode.REPLACED_BY_NEWER_SOCKET, reason: 'marker' };
+      const { seq } = await t.services.roomBus.append(room.id, async () => ({ actions: [marker], result: undefined }));
       await eventually(() => heard.some((b) => b.seq === seq));
       expect(roomTraffic(announced())).toEqual([]);
     } finally {

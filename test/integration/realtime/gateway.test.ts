@@ -106,13 +106,15 @@ describe('a connection', () => {
     const a = await join(people[0].access_token);
     expect(a.ws.protocol).toBe('convene');
     const first = await a.next();
+    // Its own arrival is the room's first event: the snapshot reflects it (seq 1), the next event is 2.
     expect(first).toEqual({
       event: 'room.snapshot',
+      seq: 1,
       data: { participants: [{ id: people[0].participant.id, display_name: 'P0', role: 'host' }], raised_hands: [], recording: null },
     });
     const b = await join(people[1].access_token, { via: 'query' });
     expect((await b.next()).event).toBe('room.snapshot');
-    expect(await a.next()).toEqual({ event: 'participant.joined', data: { id: people[1].participant.id, display_name: 'P1', role: 'participant' } });
+    expect(await a.next()).toEqual({ event: 'participant.joined', seq: 2, data: { id: people[1].participant.id, display_name: 'P1', role: 'participant' } });
   });
 
   test('presence drives ?active=true; the last socket closing announces participant.left', async () => {
@@ -129,7 +131,7 @@ describe('a connection', () => {
     await a.next('participant.joined'); // once, although two sockets opened
     await b1.close();
     await b2.close();
-    expect(await a.next()).toEqual({ event: 'participant.left', data: { id: people[1].participant.id } });
+    expect(await a.next()).toEqual({ event: 'participant.left', seq: expect.any(Number), data: { id: people[1].participant.id } });
     expect(await activeIds(room.id)).toEqual([people[0].participant.id]);
     expect(a.unread()).toEqual([]);
   });
@@ -207,7 +209,7 @@ describe('a connection', () => {
     const [a, b, c] = [await join(people[0].access_token), await join(people[1].access_token), await join(people[2].access_token)];
     for (const s of [a, b, c]) await s.next('room.snapshot');
     c.send({ event: 'hand.raise' });
-    expect(await a.next('hand.raised')).toEqual({ event: 'hand.raised', data: { participant_id: people[2].participant.id } });
+    expect(await a.next('hand.raised')).toEqual({ event: 'hand.raised', seq: expect.any(Number), data: { participant_id: people[2].participant.id } });
     b.send({ event: 'hand.raise', data: {} });
     expect((await a.next('hand.raised')).data.participant_id).toBe(people[1].participant.id);
     b.send({ event: 'hand.raise' }); // already raised: nothing
@@ -218,10 +220,10 @@ describe('a connection', () => {
     expect((await late.next('room.snapshot')).data.raised_hands).toEqual([people[2].participant.id, people[1].participant.id]);
 
     b.send({ event: 'hand.lower' });
-    expect(await a.next('hand.lowered')).toEqual({ event: 'hand.lowered', data: { participant_id: people[1].participant.id } });
+    expect(await a.next('hand.lowered')).toEqual({ event: 'hand.lowered', seq: expect.any(Number), data: { participant_id: people[1].participant.id } });
     await c.close();
-    expect(await a.next('hand.lowered')).toEqual({ event: 'hand.lowered', data: { participant_id: people[2].participant.id } });
-    expect(await a.next()).toEqual({ event: 'participant.left', data: { id: people[2].participant.id } });
+    expect(await a.next('hand.lowered')).toEqual({ event: 'hand.lowered', seq: expect.any(Number), data: { participant_id: people[2].participant.id } });
+    expect(await a.next()).toEqual({ event: 'participant.left', seq: expect.any(Number), data: { id: people[2].participant.id } });
   });
 
   test('recording.started and recording.stopped reach the room; the snapshot shows the recording in progress', async () => {
@@ -235,11 +237,11 @@ describe('a connection', () => {
       [recordingId, tenant.id, room.id],
     );
     await t.services.events.publish({ type: 'recording.started', tenantId: tenant.id, roomId: room.id, recordingId, startedAt: new Date().toISOString() });
-    expect(await a.next()).toEqual({ event: 'recording.started', data: { recording_id: recordingId } });
+    expect(await a.next()).toEqual({ event: 'recording.started', seq: expect.any(Number), data: { recording_id: recordingId } });
     const b = await join(people[0].access_token);
     expect((await b.next('room.snapshot')).data.recording).toEqual({ recording_id: recordingId, started_at: expect.any(String) });
     await t.services.events.publish({ type: 'recording.stopped', tenantId: tenant.id, roomId: room.id, recordingId });
-    expect(await a.next()).toEqual({ event: 'recording.stopped', data: { recording_id: recordingId } });
+    expect(await a.next()).toEqual({ event: 'recording.stopped', seq: expect.any(Number), data: { recording_id: recordingId } });
   });
 });
 
@@ -252,7 +254,7 @@ describe('close codes (docs/decisions.md §11)', () => {
     await b.next('room.snapshot');
     await t.request.delete(`/api/v1/rooms/${room.id}/participants/${people[1].participant.id}`).set(tenant.auth).expect(204);
     expect((await b.closed).code).toBe(4003);
-    expect(await a.next('participant.left')).toEqual({ event: 'participant.left', data: { id: people[1].participant.id } });
+    expect(await a.next('participant.left')).toEqual({ event: 'participant.left', seq: expect.any(Number), data: { id: people[1].participant.id } });
     expect(await activeIds(room.id)).toEqual([people[0].participant.id]);
   });
 
@@ -267,7 +269,7 @@ describe('close codes (docs/decisions.md §11)', () => {
     await h.next('room.snapshot');
     await old.next('room.snapshot');
     const second = await addParticipant(t, policy, room.id, { external_user_id: 'user-1' });
-    expect(await old.next('participant.left')).toEqual({ event: 'participant.left', data: { id: first.participant.id } });
+    expect(await old.next('participant.left')).toEqual({ event: 'participant.left', seq: expect.any(Number), data: { id: first.participant.id } });
     expect((await old.closed).code).toBe(4002);
     expect((await h.next('participant.left')).data.id).toBe(first.participant.id);
     const fresh = await join(second.access_token);
@@ -282,7 +284,7 @@ describe('close codes (docs/decisions.md §11)', () => {
     await b.next('room.snapshot');
     await t.request.post(`/api/v1/rooms/${room.id}/end`).set(tenant.auth).expect(200);
     for (const s of [a, b]) {
-      expect(await s.next('room.ended')).toEqual({ event: 'room.ended', data: { room_id: room.id, ended_at: expect.any(String) } });
+      expect(await s.next('room.ended')).toEqual({ event: 'room.ended', seq: expect.any(Number), data: { room_id: room.id, ended_at: expect.any(String) } });
       expect((await s.closed).code).toBe(4004);
     }
     expect(await activeIds(room.id)).toEqual([]);
@@ -293,7 +295,7 @@ describe('close codes (docs/decisions.md §11)', () => {
     const a = await join(people[0].access_token);
     await a.next('room.snapshot');
     await t.request.delete(`/api/v1/rooms/${room.id}`).set(tenant.auth).expect(204);
-    expect(await a.next('room.ended')).toEqual({ event: 'room.ended', data: { room_id: room.id, ended_at: expect.any(String) } });
+    expect(await a.next('room.ended')).toEqual({ event: 'room.ended', seq: expect.any(Number), data: { room_id: room.id, ended_at: expect.any(String) } });
     expect((await a.closed).code).toBe(4004);
     expect(await connectRefused(server.wsUrl, people[0].access_token)).toMatchObject({ status: 404 });
   });
@@ -311,7 +313,7 @@ describe('close codes (docs/decisions.md §11)', () => {
     }
     await t.request.delete(`/api/v1/tenants/${doomed.id}`).set(doomed.auth).expect(200);
     for (const { room, person, socket } of joined) {
-      expect(await socket.next('room.ended')).toEqual({ event: 'room.ended', data: { room_id: room.id, ended_at: expect.any(String) } });
+      expect(await socket.next('room.ended')).toEqual({ event: 'room.ended', seq: expect.any(Number), data: { room_id: room.id, ended_at: expect.any(String) } });
       expect((await socket.closed).code).toBe(4004);
       expect((await connectRefused(server.wsUrl, person.access_token)).status).toBeGreaterThanOrEqual(400);
     }
@@ -331,7 +333,7 @@ describe('close codes (docs/decisions.md §11)', () => {
       await b.next('room.snapshot');
       await t.request.delete(`/api/v1/rooms/${room.id}/participants/${people[1].participant.id}`).set(tenant.auth).expect(204);
       expect((await b.closed).code).toBe(4003);
-      expect(await a.next('participant.left')).toEqual({ event: 'participant.left', data: { id: people[1].participant.id } });
+      expect(await a.next('participant.left')).toEqual({ event: 'participant.left', seq: expect.any(Number), data: { id: people[1].participant.id } });
       expect(await activeIds(room.id)).toEqual([people[0].participant.id]);
       await t.request.post(`/api/v1/rooms/${room.id}/end`).set(tenant.auth).expect(200);
       expect((await a.next('room.ended')).data.room_id).toBe(room.id);
@@ -362,7 +364,7 @@ describe('close codes (docs/decisions.md §11)', () => {
     await dead.next('room.snapshot');
     // The peer's process hangs: it stops reading, so it never answers a ping.
     (dead.ws as unknown as { _socket: { pause(): void } })._socket.pause();
-    expect(await a.next('participant.left', 5000)).toEqual({ event: 'participant.left', data: { id: people[1].participant.id } });
+    expect(await a.next('participant.left', 5000)).toEqual({ event: 'participant.left', seq: expect.any(Number), data: { id: people[1].participant.id } });
     expect(await activeIds(room.id)).toEqual([people[0].participant.id]);
     dead.ws.terminate();
   });

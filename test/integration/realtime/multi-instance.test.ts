@@ -78,14 +78,14 @@ test('chat, presence, removal, shutdown and a crash, across API instances', asyn
   // A removal requested on B closes Y's socket on A with 4003; both instances announce it.
   expect((await call(b, 'DELETE', `/api/v1/rooms/${room.id}/participants/${y.participant.id}`, key)).status).toBe(204);
   expect((await sy.closed).code).toBe(4003);
-  expect(await h.next('participant.left')).toEqual({ event: 'participant.left', data: { id: y.participant.id } });
-  expect(await sx.next('participant.left')).toEqual({ event: 'participant.left', data: { id: y.participant.id } });
+  expect(await h.next('participant.left')).toEqual({ event: 'participant.left', seq: expect.any(Number), data: { id: y.participant.id } });
+  expect(await sx.next('participant.left')).toEqual({ event: 'participant.left', seq: expect.any(Number), data: { id: y.participant.id } });
 
   // B shuts down: its sockets close with 1001 and their participants leave for the members on A.
   b.proc.kill('SIGTERM');
   expect((await sx.closed).code).toBe(1001);
   await b.exited();
-  expect(await h.next('participant.left')).toEqual({ event: 'participant.left', data: { id: x.participant.id } });
+  expect(await h.next('participant.left')).toEqual({ event: 'participant.left', seq: expect.any(Number), data: { id: x.participant.id } });
   expect(await active(a)).toEqual([host.participant.id]);
 
   // C crashes (SIGKILL: no goodbye): X, connected there, leaves once C's heartbeat is stale and A reaps it.
@@ -95,6 +95,6 @@ test('chat, presence, removal, shutdown and a crash, across API instances', asyn
   expect((await h.next('participant.joined')).data.id).toBe(x.participant.id);
   c.proc.kill('SIGKILL');
   await c.exited();
-  expect(await h.next('participant.left', (STALE_AFTER_SECONDS + 25) * 1000)).toEqual({ event: 'participant.left', data: { id: x.participant.id } });
+  expect(await h.next('participant.left', (STALE_AFTER_SECONDS + 25) * 1000)).toEqual({ event: 'participant.left', seq: expect.any(Number), data: { id: x.participant.id } });
   expect(await active(a)).toEqual([host.participant.id]);
 }, 150_000);
