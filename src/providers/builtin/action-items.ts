@@ -177,6 +177,7 @@ const REQUEST = new RegExp(
 );
 /** "Paul, what you set up a rotation": a recogniser's "would you" after a name said to someone. */
 const HEARD_AS_WHAT_YOU = new RegExp(String.raw`^${NAME},\s+what you\s+(.+)$`, 'iu');
+const INNER_VOCATIVE = new RegExp(String.raw`,\s*(${W}),\s+(?:can|could|would|will|what)\s+you\b`, 'u');
 /** "do that", "take care of it": a request that points back at a task said just before. */
 const PRO_TASK = /^(?:do|handle|take|take care of|manage|sort out|look after)\s+(?:that|it|this|that one|this one)(?:\s+(.*))?$/i;
 /** "who can update the docs?" answered "I can": the one who answered. */
@@ -191,6 +192,9 @@ const DECLINE = /\b(?:not sure|can't|cannot|no time|don't|won't|not this|but|pro
 function request(text: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
   // An answer answers the last thing asked: later clauses may add a detail ("Use the club card."), not another question.
   if (turn.clauses.slice(at + 1).some((clause) => isQuestion(clause) || REQUEST.test(stripFillers(clause)))) return undefined;
+  // "Then we need it in writing, Luis, would you write a formal letter?": the request starts at the name.
+  const inner = INNER_VOCATIVE.exec(text);
+  if (inner && isVocativeName(inner[1], false)) text = text.slice(inner.index).replace(/^,\s*/, '');
   const who = WHO_REQUEST.exec(text);
   const heard = who ? null : HEARD_AS_WHAT_YOU.exec(text);
   const match = who || heard ? null : REQUEST.exec(text);
@@ -389,8 +393,17 @@ const FIRST_PERSON = /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i sh
 /** "I'll call you when I hear back": a promise on a condition is not (yet) a task. */
 const CONDITION_AFTER = /\b(?:when|once|if|unless|as soon as|in case)\s+(?:i|we|you|they|he|she|it)\b/i;
 
+/**
+ * "I'll" as a recogniser often hears it: "then I write the cleanup job myself", "I order more lemons for tomorrow".
+ * Read as a promise only with a time still to come (or "myself") and a verb that does something.
+ */
+const FIRST_PERSON_HEARD = /^(?:then\s+|so\s+)?i\s+(?!(?:think|guess|hope|know|mean|want|need|like|love|hate|feel|believe|suppose|agree|see|wonder|remember|forget|am|was|have|had|do|did|can|could|would|should|might|must|may)\b)(\p{L}+\b.*)$/iu;
+const STILL_TO_COME = /\b(?:tomorrow|tonight|later|this (?:afternoon|evening|weekend|week)|next (?:week|month|monday|tuesday|wednesday|thursday|friday)|for tomorrow|by (?:monday|tuesday|wednesday|thursday|friday|the end)|myself)\b/i;
+
 function firstPerson(clause: string, text: string, speaker: string | null, turn: Turn, context: MeetingContext): Item | undefined {
-  const match = FIRST_PERSON.exec(text);
+  const heard = FIRST_PERSON_HEARD.exec(text);
+  const match =
+    FIRST_PERSON.exec(text) ?? (heard && STILL_TO_COME.test(heard[1]) && !/\bevery\b/i.test(heard[1]) && startsWithVerb(heard[1]) ? heard : null);
   if (!match || NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index)) || isQuestion(clause) || CONDITION_AFTER.test(match[1])) {
     return undefined;
   }
