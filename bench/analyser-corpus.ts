@@ -102,7 +102,7 @@ for (const [name, corpus] of corpora) {
       row([m.id, m.set, m.expected, m.extracted, m.correct, m.correctLoose, pct(m.precision), pct(m.recall), m.summaryTopics ? 'yes' : 'NO', m.summaryClean ? 'yes' : 'NO']),
     );
     if (values.details) {
-      for (const item of m.falsePositives) console.log(`    extra: ${item}`);
+      for (const item of m.falsePositives) console.log(`    extra${m.looseFalsePositives.includes(item) ? '' : ' (right task, wrong owner)'}: ${item}`);
       for (const item of m.misses) console.log(`    missed: ${item.owner ?? '(no owner)'}: ${item.keywords.join(', ')}`);
       console.log(`    summary: ${m.summary}`);
     }

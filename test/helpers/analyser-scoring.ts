@@ -103,6 +103,8 @@ export interface MeetingScore {
   lost: number;
   /** Extracted items that matched nothing. */
   falsePositives: string[];
+  /** Extracted items that matched nothing even with the owner not compared. */
+  looseFalsePositives: string[];
   /** Expected items nothing matched. */
   misses: ExpectedItem[];
   summaryTopics: boolean;
@@ -127,6 +129,7 @@ export function findableItems(meeting: CorpusMeeting): ExpectedItem[] {
 
 export function scoreMeeting(meeting: CorpusMeeting, insights: MeetingInsights): MeetingScore {
   const labelled = findableItems(meeting);
+  const loose = matchAll(labelled, insights.actionItems, { loose: true });
   const unmatched = [...labelled];
   const falsePositives: string[] = [];
   for (const item of insights.actionItems) {
@@ -148,7 +151,8 @@ export function scoreMeeting(meeting: CorpusMeeting, insights: MeetingInsights):
     extracted,
     correct,
     ...rates(expected, extracted, correct),
-    correctLoose: matchCount(labelled, insights.actionItems, { loose: true }),
+    correctLoose: loose.count,
+    looseFalsePositives: loose.unmatched,
     heard,
     lost,
     falsePositives,
@@ -159,17 +163,16 @@ export function scoreMeeting(meeting: CorpusMeeting, insights: MeetingInsights):
   };
 }
 
-function matchCount(expectedItems: ExpectedItem[], items: string[], options: { loose?: boolean }): number {
-  const unmatched = [...expectedItems];
-  let count = 0;
+/** Items that match a labelled one (each labelled item once), and those that match none. */
+function matchAll(expectedItems: ExpectedItem[], items: string[], options: { loose?: boolean }): { count: number; unmatched: string[] } {
+  const open = [...expectedItems];
+  const unmatched: string[] = [];
   for (const item of items) {
-    const at = unmatched.findIndex((expected) => itemMatches(item, expected, options));
-    if (at !== -1) {
-      unmatched.splice(at, 1);
-      count++;
-    }
+    const at = open.findIndex((expected) => itemMatches(item, expected, options));
+    if (at === -1) unmatched.push(item);
+    else open.splice(at, 1);
   }
-  return count;
+  return { count: items.length - unmatched.length, unmatched };
 }
 
 /** Micro-averaged figures. No items expected and none extracted is a perfect answer (precision and recall 1). */

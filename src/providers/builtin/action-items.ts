@@ -237,11 +237,15 @@ function request(text: string, turn: Turn, at: number, context: MeetingContext, 
 function withAnswer(task: string, reply: string): string {
   const promised = FIRST_PERSON.exec(stripFillers(reply.replace(/[.!?]+\s*$/, '')));
   const answered = promised ? cleanTask(promised[1]) : undefined;
-  if (answered && isTask(answered) && answered.split(' ')[0].toLowerCase() === task.split(' ')[0].toLowerCase() && !/\b(?:it|them|that|this)\b/i.test(answered)) {
+  const pointsBack = /\b(?:it|them|that|this(?!\s+(?:morning|afternoon|evening|week|weekend|month|time)))\b/i;
+  if (answered && isTask(answered) && answered.split(' ')[0].toLowerCase() === task.split(' ')[0].toLowerCase() && !pointsBack.test(answered)) {
     return answered;
   }
+  // The deadline agreed is the answer's: "this week?" answered "for Thursday".
   const deadline = deadlineIn(reply);
-  return deadline && !deadlineIn(task) ? `${task} ${deadline}` : task;
+  if (!deadline) return task;
+  const asked = deadlineIn(task);
+  return asked ? task.replace(asked, deadline) : `${task} ${deadline}`;
 }
 
 /** The turn that answers a request: the next one (with speakers told apart, the next by someone else, within two turns). */
@@ -502,7 +506,7 @@ function isTask(task: string, options: { noun?: boolean; toOthers?: boolean } = 
   return rest.some((word) => !EMPTY_WORDS.has(word) && !/^\d+$/.test(word));
 }
 
-const DEADLINE = /\b(?:by (?:the )?(?:end of (?:the )?(?:day|week|month|year|quarter)|[\p{L}\d]+(?: [\p{L}\d]+)?)|this week|next week|today|tonight|tomorrow|(?:on|before|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:for|in|before) (?:january|february|march|april|may|june|july|august|september|october|november|december))\b/iu;
+const DEADLINE = /\b(?:by (?:the )?(?:end of (?:the )?(?:day|week|month|year|quarter)|[\p{L}\d]+(?: [\p{L}\d]+)?)|this week|next week|today|tonight|tomorrow|(?:on|before|next|for) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:for|in|before) (?:january|february|march|april|may|june|july|august|september|october|november|december))\b/iu;
 
 function deadlineIn(text: string): string | undefined {
   return DEADLINE.exec(text)?.[0];
