@@ -1,6 +1,8 @@
 // The browser side of a Convene room (spec/asyncapi.yaml, docs/realtime.md): one WebSocket, authenticated by the
 // `convene` + `token.<access_token>` subprotocols, and a page that mirrors what the server says. The server is the
-// only source of truth: nothing is shown optimistically, every change on screen comes from an event.
+// only source of truth: nothing is shown optimistically, every change on screen comes from an event. A dropped socket
+// resumes by itself (docs/realtime.md, "Resuming after a drop"): the page remembers the last `seq` it applied and
+// reconnects with `resume_from`, waiting longer after each failed attempt.
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -14,11 +16,19 @@ const CLOSE_REASONS = {
   4006: 'you opened this room in too many tabs or devices',
 };
 
+/** Closes after which reconnecting helps: a restart (1001), a drop without a close frame (1006), a server error (1011). */
+const RESUMABLE = new Set([1001, 1006, 1011]);
+/** Reconnect delays: 1 s doubling to 30 s, with jitter; the page gives up after this many attempts that never opened. */
+const RETRY_MAX_DELAY_MS = 30_000;
+const RETRY_ATTEMPTS = 8;
+
 const state = {
   socket: null,
   me: null, // participant id, from the token's claims
   people: new Map(), // id → { display_name, role }
   raised: [], // participant ids, in raising order
+  lastSeq: null, // the `seq` of the last room event applied (or of the snapshot): where to resume from
+  retry: { attempt: 0, timer: null },
 };
 
 /** The token's payload, read only for our own participant id (the server verifies the token, we never need to). */
@@ -31,13 +41,30 @@ function claimsOf(token) {
   }
 }
 
+/** Joins afresh (a new token, a new snapshot). */
 function join(server, token) {
+  clearTimeout(state.retry.timer);
+  state.retry.attempt = 0;
+  state.lastSeq = null;
+  connect(server, token);
+}
+
+/** Opens the socket; with `state.lastSeq` set, as a resume: the events missed since, instead of a snapshot. */
+function connect(server, token) {
   state.socket?.close(1000);
   state.me = claimsOf(token).participant_id ?? null;
-  const url = `${server.replace(/\/+$/, '')}/api/v1/ws`;
+  const resuming = state.lastSeq !== null;
+  const url = `${server.replace(/\/+$/, '')}/api/v1/ws${resuming ? `?resume_from=${state.lastSeq}` : ''}`;
   const socket = new WebSocket(url, ['convene', `token.${token}`]);
+  let opened = false;
   state.socket = socket;
-  setStatus('Connecting…');
+  setStatus(resuming ? 'Reconnecting…' : 'Connecting…');
+  socket.addEventListener('open', () => {
+    opened = true;
+    state.retry.attempt = 0;
+    // A resumed socket gets no snapshot: it is in the room as soon as it is open.
+    if (resuming) connected();
+  });
   socket.addEventListener('message', (e) => {
     if (socket === state.socket) handle(JSON.parse(e.data));
   });
@@ -45,12 +72,28 @@ function join(server, token) {
     if (socket !== state.socket) return;
     state.socket = null;
     enableControls(false);
-    // A refused upgrade (bad or expired token, wrong origin) closes with 1006 before the socket ever opened.
+    document.body.dataset.closeCode = String(e.code);
+    // A dropped socket (or one that failed while reconnecting) tries again; a refused first upgrade (bad or expired
+    // token, wrong origin: 1006 before the socket ever opened) and every deliberate close do not.
+    const again = RESUMABLE.has(e.code) && (opened || state.retry.attempt > 0) && state.retry.attempt < RETRY_ATTEMPTS;
+    if (again) {
+      const delay = Math.min(RETRY_MAX_DELAY_MS, 1000 * 2 ** state.retry.attempt) * (0.5 + Math.random() / 2);
+      state.retry.attempt += 1;
+      setStatus(`Connection lost: reconnecting in ${Math.ceil(delay / 1000)} s…`);
+      if (opened) notice('Connection lost: reconnecting');
+      state.retry.timer = setTimeout(() => connect(server, token), delay);
+      return;
+    }
     const why = CLOSE_REASONS[e.code] ?? (e.code === 1006 ? 'could not connect (check the token and the server)' : `closed (${e.code})`);
     setStatus(`Disconnected: ${why}`);
-    document.body.dataset.closeCode = String(e.code);
     notice(`Disconnected: ${why}`);
   });
+}
+
+function connected() {
+  setStatus(`Connected as ${state.people.get(state.me)?.display_name ?? 'participant'}`);
+  document.body.dataset.joined = 'true';
+  enableControls(true);
 }
 
 /**
@@ -77,15 +120,23 @@ function send(message) {
   state.socket?.send(JSON.stringify(message));
 }
 
-function handle({ event, data }) {
+function handle({ event, seq, data }) {
+  // Room events are numbered: one at or below the last applied is a repeat (docs/realtime.md, "Resuming after a drop").
+  if (typeof seq === 'number' && event !== 'room.snapshot') {
+    if (state.lastSeq !== null && seq <= state.lastSeq) return;
+    state.lastSeq = seq;
+  }
   switch (event) {
     case 'room.snapshot':
+      state.lastSeq = typeof seq === 'number' ? seq : null;
       state.people = new Map(data.participants.map((p) => [p.id, p]));
       state.raised = [...data.raised_hands];
       showRecording(data.recording !== null);
-      setStatus(`Connected as ${state.people.get(state.me)?.display_name ?? 'participant'}`);
-      document.body.dataset.joined = 'true';
-      enableControls(true);
+      connected();
+      break;
+    case 'resync_required':
+      // Away too long: a fresh snapshot follows; what happened meanwhile (chat included) is not sent again.
+      notice('Reconnected after too long: some messages may be missing');
       break;
     case 'participant.joined':
       state.people.set(data.id, data);

@@ -62,7 +62,9 @@ test('the edge: limits before authentication, server timeouts and socket caps ha
   expect(config.authFailureLimitPerMinute).toBe(60);
   expect(config.trustProxy).toBeUndefined();
   expect(config.http).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, writeTimeoutMs: 60_000, maxHeadersCount: 100 });
-  expect(config.ws).toEqual({ maxSocketsPerParticipant: 5, upgradesPerAddressPerMinute: 120 });
+  expect(config.ws).toEqual({ maxSocketsPerParticipant: 5, upgradesPerAddressPerMinute: 120, resumeWindowSeconds: 600 });
+  expect(loadConfig({ WS_RESUME_WINDOW: '30s' }).ws.resumeWindowSeconds).toBe(30);
+  expect(() => loadConfig({ WS_RESUME_WINDOW: '2d' })).toThrow(/Invalid WS_RESUME_WINDOW/);
   expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
   // Node refuses a headers timeout longer than the request timeout; so does start-up, naming the variable.
   expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '90000' })).toThrow(/Invalid HTTP_HEADERS_TIMEOUT_MS/);

@@ -186,7 +186,7 @@ test('beyond the window: resync_required, then a fresh room.snapshot', async () 
   await h.next('participant.left');
 
   // Older than the window: an instance whose WS_RESUME_WINDOW is 1 s no longer sends events 2 s old; the one kept
-  // 10 minutes still does. Either way the chat stays readable over REST.
+  // 10 minutes still does.
   const c = await startApi('C', { WS_RESUME_WINDOW: '1s' });
   await new Promise((r) => setTimeout(r, 2000));
   const old = await join(`${c.wsUrl}?resume_from=${raised.seq}`, x.access_token);
