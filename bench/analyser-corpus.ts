@@ -17,7 +17,8 @@
 // openai-compatible` sends each meeting to the LLM server at --ai-url (one at a time; a 1.5 B model on CPU takes a
 // minute or more a meeting). `--long`: the spoken corpus's held-out meetings one after the other, repeated to about 45
 // minutes, as one meeting: each distinct commitment must come back once (a repeat counts against precision).
-// Results: BENCHMARKS.md.
+// `--participants`: the analyser is also given the room's participants (the script's speakers), as post-meeting
+// processing could. Results: BENCHMARKS.md.
 import { createReadStream, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -48,6 +49,7 @@ const { values } = parseArgs({
     analyser: { type: 'string', default: 'builtin' },
     'ai-url': { type: 'string', default: 'http://127.0.0.1:8766/v1' },
     long: { type: 'boolean', default: false },
+    participants: { type: 'boolean', default: false },
   },
 });
 
@@ -66,9 +68,10 @@ const llm =
 
 /** The chosen analyser on one meeting. */
 async function analyse(meeting: CorpusMeeting): Promise<MeetingInsights> {
-  if (!llm) return analyzeTranscript(requestOf(meeting));
+  const request = requestOf(meeting, { participants: values.participants });
+  if (!llm) return analyzeTranscript(request);
   const started = performance.now();
-  const insights = await llm.analyze(requestOf(meeting));
+  const insights = await llm.analyze(request);
   console.error(`${meeting.id}: ${((performance.now() - started) / 1000).toFixed(0)} s, ${insights.actionItems.length} items`);
   return insights;
 }

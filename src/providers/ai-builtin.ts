@@ -11,7 +11,7 @@
 
 import { extractActionItems } from './builtin/action-items.ts';
 import { speakerNames } from './builtin/names.ts';
-import { turnSpeakers } from './builtin/speakers.ts';
+import { participantNames, turnSpeakers } from './builtin/speakers.ts';
 import { summarize } from './builtin/summary.ts';
 import { turnsOf } from './builtin/text.ts';
 import type { AiAnalyzer, AnalysisRequest, MeetingInsights } from './types.ts';
@@ -33,11 +33,12 @@ export interface SpokenText {
   speaker: string | null;
 }
 
-export function analyzeTranscript(input: { text: string; segments: SpokenText[] }): MeetingInsights {
+export function analyzeTranscript(input: { text: string; segments: SpokenText[]; participants?: readonly string[] }): MeetingInsights {
   const turns = turnsOf(input);
   const labels = new Set(turns.flatMap((turn) => (turn.speaker === null ? [] : [turn.speaker])));
   const diarized = labels.size > 1;
-  const speakers = turnSpeakers(turns, speakerNames(input.segments), diarized);
-  const actionItems = extractActionItems({ turns, speakers, diarized });
+  const room = participantNames(input.participants ?? []);
+  const speakers = turnSpeakers(turns, speakerNames(input.segments), diarized, room);
+  const actionItems = extractActionItems({ turns, speakers, diarized, room });
   return { summary: summarize(turns), actionItems };
 }

@@ -59,6 +59,11 @@ export interface AnalysisRequest {
   text: string;
   segments: TranscriptSegmentOut[];
   language: string | null;
+  /**
+   * The display names of the room's participants, when known: they help recognise names the recogniser spelled
+   * otherwise ("Lewis" for Luis) and, with two people in the room, who speaks (docs/decisions.md §9).
+   */
+  participants?: string[];
   apiKey?: string;
   /** `<vendor>/<model>` (docs/decisions.md §9); the operator's default when absent. */
   model?: string;

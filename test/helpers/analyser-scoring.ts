@@ -49,9 +49,17 @@ export function loadSpokenCorpus(): CorpusMeeting[] {
   return loadCorpus(SPOKEN_DIR);
 }
 
-/** The analyser's input for a meeting, as post-meeting processing builds it from a stored transcript. */
-export function requestOf(meeting: CorpusMeeting): { text: string; segments: TranscriptSegmentOut[]; language: string } {
-  return { text: meeting.segments.map((s) => s.text).join(' '), segments: meeting.segments, language: 'en' };
+/**
+ * The analyser's input for a meeting, as post-meeting processing builds it from a stored transcript; `participants`:
+ * also the room's participants' display names (the spoken corpus's speakers), which post-meeting processing does not
+ * pass yet.
+ */
+export function requestOf(
+  meeting: CorpusMeeting,
+  options: { participants?: boolean } = {},
+): { text: string; segments: TranscriptSegmentOut[]; language: string; participants?: string[] } {
+  const participants = options.participants && meeting.script ? [...new Set(meeting.script.map((line) => line.speaker))] : undefined;
+  return { text: meeting.segments.map((s) => s.text).join(' '), segments: meeting.segments, language: 'en', ...(participants ? { participants } : {}) };
 }
 
 /** Titles are not part of a name: "Dr Patel" is owner "Patel". */

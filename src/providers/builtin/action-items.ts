@@ -19,7 +19,7 @@
 // recogniser's label (`speaker_0`).
 import { TITLE, displayName, isBaseVerb, isCapitalisedName, isLooseName, isRoleWord, isStrictName, isVocativeName, startsWithVerb } from './names.ts';
 import { leadingNoiseOff } from '../action-item-check.ts';
-import { addresseeOf } from './speakers.ts';
+import { addresseeOf, roomName, type Room } from './speakers.ts';
 import { isQuestion, stripFillers, writeItem, type Turn } from './text.ts';
 
 const MAX_ACTION_ITEMS = 50;
@@ -37,6 +37,8 @@ export interface MeetingContext {
   speakers: Map<number, string>;
   /** Whether the labels tell speakers apart (more than one label). */
   diarized: boolean;
+  /** The room's participants, when known: names heard close to theirs are written as theirs. */
+  room?: Room;
 }
 
 interface Item {
@@ -57,7 +59,9 @@ export function extractActionItems(context: MeetingContext): string[] {
       if (item) items.push(item);
     });
   }
-  return dedupe(items.map((item) => ({ owner: item.owner, task: thirdPerson(item) })))
+  const room = context.room;
+  const named = (name: string | null | undefined) => (name && room ? roomName(name, room) : name);
+  return dedupe(items.map((item) => ({ owner: named(item.owner) ?? null, task: thirdPerson({ ...item, owner: named(item.owner) ?? null, you: named(item.you), me: named(item.me) }) })))
     .slice(0, MAX_ACTION_ITEMS)
     .map((item) => writeItem(item.owner, item.task));
 }
@@ -506,7 +510,7 @@ function isTask(task: string, options: { noun?: boolean; toOthers?: boolean } = 
   return rest.some((word) => !EMPTY_WORDS.has(word) && !/^\d+$/.test(word));
 }
 
-const DEADLINE = /\b(?:by (?:the )?(?:end of (?:the )?(?:day|week|month|year|quarter)|[\p{L}\d]+(?: [\p{L}\d]+)?)|this week|next week|today|tonight|tomorrow|(?:on|before|next|for) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:for|in|before) (?:january|february|march|april|may|june|july|august|september|october|november|december))\b/iu;
+const DEADLINE = /\b(?:by (?:the )?(?:end of (?:the )?(?:day|week|month|year|quarter)|[\p{L}\d]+(?: [\p{L}\d]+)?)|this weekend|next weekend|over the weekend|this week|next week|today|tonight|tomorrow|(?:on|before|next|for) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:for|in|before) (?:january|february|march|april|may|june|july|august|september|october|november|december))\b/iu;
 
 function deadlineIn(text: string): string | undefined {
   return DEADLINE.exec(text)?.[0];

@@ -6,7 +6,10 @@
 //   - a turn that addresses someone ("Raj, can you …?", "Great news, Frank, when …?", "Thanks, Omar.") is not theirs,
 //     and the next turn is the one addressed answering;
 //   - an answer that names whom it answers ("Yes, Wednesday is doable, Maya.") says the turn before was Maya's.
-// Two such clues that disagree about a turn leave it unknown; nothing is guessed from turns taking alternately.
+// Two such clues that disagree about a turn leave it unknown. When the room's participants are known (their display
+// names), a name heard close to one of them is that participant ("Lewis" for Luis), and with exactly two people in
+// the room, a turn that speaks to one is the other's, and an answer ("Yes, …", "Sure") or the turn after a question is
+// the other person's than the turn before.
 import { TITLE, introducedName, isTitle, isVocativeName } from './names.ts';
 import type { Turn } from './text.ts';
 
@@ -53,11 +56,76 @@ function personal(span: string, initial: boolean): string | undefined {
   return [title, name].filter(Boolean).join(' ').replace(/'s$/i, '');
 }
 
+/** The people in the room: each participant's personal names (a title such as "Doctor" left out), as said. */
+export interface Room {
+  /** Lower-case name word → how it is written ("luis" → "Luis"). */
+  names: Map<string, string>;
+  /** Each participant's name words, for telling two people apart. */
+  people: string[][];
+}
+
+const TITLE_WORDS = new RegExp(String.raw`^${TITLE}$`, 'i');
+
+export function participantNames(displayNames: readonly string[]): Room {
+  const names = new Map<string, string>();
+  const people: string[][] = [];
+  for (const display of displayNames) {
+    const words = display.split(/\s+/).filter((word) => word && !TITLE_WORDS.test(word) && !/^(?:chef|nurse|coach|chair)$/i.test(word));
+    for (const word of words) names.set(word.toLowerCase(), word);
+    if (words.length > 0) people.push(words.map((word) => word.toLowerCase()));
+  }
+  return { names, people };
+}
+
+/**
+ * A name as the room knows it: the participant's own spelling when the recogniser's is the same or close ("Lewis" →
+ * "Luis", "Tarik" → "Tariq": the same first letter, at most two letters apart, and no other participant as close).
+ */
+export function roomName(name: string, room: Room): string {
+  const words = name.split(/\s+/);
+  const last = words[words.length - 1];
+  const exact = room.names.get(last.toLowerCase());
+  if (exact) return [...words.slice(0, -1), exact].join(' ');
+  if (last.length < 4) return name;
+  const close = [...room.names.entries()].filter(
+    ([word]) => word.length >= 4 && word[0] === last[0].toLowerCase() && editDistance(word, last.toLowerCase()) <= 2,
+  );
+  return close.length === 1 ? [...words.slice(0, -1), close[0][1]].join(' ') : name;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}
+
+/** The person of a two-person room who is not `name`, if the room has two people and `name` is one of them. */
+function otherOf(name: string, room: Room): string | undefined {
+  if (room.people.length !== 2) return undefined;
+  const at = room.people.findIndex((words) => words.includes(name.toLowerCase()));
+  if (at === -1) return undefined;
+  const other = room.people[1 - at];
+  return room.names.get(other[other.length - 1]);
+}
+
 /**
  * Turn index → the name of who says it, where the meeting makes it clear. With speakers told apart, a label's name
  * (`labelNames`) holds for all its turns; with one label for everyone, only the clues above, turn by turn.
  */
-export function turnSpeakers(turns: Turn[], labelNames: Map<string, string>, diarized: boolean): Map<number, string> {
+export function turnSpeakers(
+  turns: Turn[],
+  labelNames: Map<string, string>,
+  diarized: boolean,
+  room: Room = { names: new Map(), people: [] },
+): Map<number, string> {
   const named = new Map<number, string>();
   if (diarized) {
     for (const turn of turns) {
@@ -77,13 +145,14 @@ export function turnSpeakers(turns: Turn[], labelNames: Map<string, string>, dia
   const display = new Map<string, string>();
   for (const turn of turns) {
     const text = turn.clauses.join(' ');
-    const introduced = introducedName(text);
+    const heardIntro = introducedName(text);
+    const introduced = heardIntro === undefined ? undefined : roomName(heardIntro, room);
     if (introduced) {
       add(claims, turn.index, introduced);
       display.set(introduced.toLowerCase(), introduced);
     }
     const address = addressOf(text) ?? addressOf(turn.clauses[turn.clauses.length - 1] ?? '');
-    const addressed = address?.name;
+    const addressed = address === undefined ? undefined : roomName(address.name, room);
     if (!address || !addressed || addressed.toLowerCase() === introduced?.toLowerCase()) continue;
     display.set(addressed.toLowerCase(), addressed);
     add(notThem, turn.index, addressed);
@@ -93,10 +162,37 @@ export function turnSpeakers(turns: Turn[], labelNames: Map<string, string>, dia
     // An answer that ends on their name ("Yes, Wednesday is doable, Maya.") gives them the floor back.
     if (asks || (address.how === 'first' && !answers) || (answers && address.how === 'later')) add(claims, turn.index + 1, addressed);
     if (answers) add(claims, turn.index - 1, addressed);
+    const other = otherOf(addressed, room);
+    if (other) {
+      add(claims, turn.index, other);
+      display.set(other.toLowerCase(), other);
+    }
   }
   for (const [index, names] of claims) {
     const left = [...names].filter((name) => !notThem.get(index)?.has(name));
     if (names.size === 1 && left.length === 1) named.set(index, display.get(left[0]) ?? left[0]);
   }
+  if (room.people.length === 2) passTheFloor(turns, named, room);
   return named;
+}
+
+/** The start of a turn that answers the one before: someone else speaks. */
+const TAKES_THE_FLOOR = /^(?:yes|yeah|yep|yup|sure|of course|absolutely|no|nope|will do|on it|got it|understood|i can|me|thanks|thank you)\b/i;
+
+/**
+ * In a room of two, who speaks passes on at a question and at an answer: a known turn followed by a turn that answers
+ * it, or a question followed by any turn, gives that turn to the other person, and so on while such clues last.
+ * Turns already known keep their speaker.
+ */
+function passTheFloor(turns: Turn[], named: Map<number, string>, room: Room): void {
+  for (const turn of turns) {
+    const speaker = named.get(turn.index);
+    const next = turns[turn.index + 1];
+    if (!speaker || !next || named.has(next.index)) continue;
+    const asked = /\?\s*$/.test(turn.clauses[turn.clauses.length - 1] ?? '');
+    if (asked || TAKES_THE_FLOOR.test(next.clauses[0] ?? '')) {
+      const other = otherOf(speaker, room);
+      if (other) named.set(next.index, other);
+    }
+  }
 }

@@ -287,3 +287,29 @@ describe('owners as a recogniser without speakers gives them (one label for ever
     expect(itemsOf(oneVoice("All right. I'll call you when I hear back.", 'I can drive on saturdays.', 'Okay, bye.'))).toEqual([]);
   });
 });
+
+test("the room's participants: a name heard close to one is theirs, and in a room of two, who answers whom", () => {
+  const letter = oneVoice(
+    'Then we need it in writing, Lewis, would you write a formal letter to the management company?',
+    'Yes, this weekend.',
+  );
+  expect(itemsOf(letter)).toEqual(['Lewis: write a formal letter to the management company this weekend']);
+  expect(analyzeTranscript({ ...letter, participants: ['Luis Ortega', 'Gwen', 'Pat'] }).actionItems).toEqual([
+    'Luis: write a formal letter to the management company this weekend',
+  ]);
+
+  const site = oneVoice(
+    "Frank, the bank wants the new schedule. I'll send them the budget today.",
+    "Okay, I'll email the updated schedule by Friday.",
+    'Thanks. Will the scaffolding arrive on time?',
+    "Yes. I'll order the scaffolding tomorrow.",
+  );
+  // Without participants: only the turn right after "Frank, …" is known to be his.
+  expect(itemsOf(site)).toEqual(['Send them the budget today', 'Frank: email the updated schedule by Friday', 'Order the scaffolding tomorrow']);
+  // Two in the room: who speaks to Frank is Nadia; the thanks and the question pass the floor back and forth.
+  expect(analyzeTranscript({ ...site, participants: ['Frank', 'Nadia'] }).actionItems).toEqual([
+    'Nadia: send them the budget today',
+    'Frank: email the updated schedule by Friday',
+    'Frank: order the scaffolding tomorrow',
+  ]);
+});
