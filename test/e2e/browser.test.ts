@@ -1,5 +1,8 @@
 // examples/web in headless Chromium (Debian's package, scripts/browser.ts installs it when missing; playwright-core
-// drives it and never downloads a browser): two participants join one room, chat, raise a hand, and one is kicked.
+// drives it and never downloads a browser): two participants join one room, chat, raise a hand, and one is kicked; a
+// page whose connection drops resumes by itself without losing what was said meanwhile.
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { serveWebClient } from '../../examples/web/serve.ts';
 import { ensureChromium } from '../../scripts/browser.ts';
@@ -96,6 +99,84 @@ test('two pages: join, presence, chat, hand raise, kick', async () => {
   expect(await adaPage.textContent('#notices')).toContain('Bo left');
   expect(pageErrors).toEqual([]);
 });
+
+/**
+ * A TCP relay in front of the API: `cut()` destroys every connection through it (the browser sees its socket drop
+ * without a close frame, as when a phone changes networks) and refuses new ones until `restore()`.
+ */
+async function dropProneRelay(targetPort: number) {
+  const open = new Set<Socket>();
+  let refusing = false;
+  const relay: Server = createServer((client) => {
+    if (refusing) return void client.destroy();
+    const upstream = connect(targetPort, '127.0.0.1');
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const socket of [client, upstream]) {
+      open.add(socket);
+      socket.on('error', drop);
+      socket.on('close', () => {
+        open.delete(socket);
+        drop();
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `ws://127.0.0.1:${(relay.address() as AddressInfo).port}`,
+    cut() {
+      refusing = true;
+      for (const socket of open) socket.destroy();
+    },
+    restore() {
+      refusing = false;
+    },
+    close: () => new Promise<void>((resolve) => relay.close(() => resolve())),
+  };
+}
+
+test('a page whose connection drops resumes by itself: what was said meanwhile arrives once, in order', async () => {
+  const room = await createRoom(t, tenant);
+  const ada = await addParticipant(t, tenant, room.id, { display_name: 'Ada' });
+  const bo = await addParticipant(t, tenant, room.id, { display_name: 'Bo' });
+  const relay = await dropProneRelay(Number(new URL(server.baseUrl).port));
+  try {
+    const adaPage = await browser.newPage();
+    adaPage.on('pageerror', (err) => pageErrors.push(err));
+    await adaPage.goto(`${web.url}#server=${encodeURIComponent(relay.url)}&token=${encodeURIComponent(ada.access_token)}`);
+    await adaPage.waitForSelector('body[data-joined="true"]');
+    const boPage = await openRoom(bo.access_token);
+    const say = async (text: string) => {
+      await boPage.fill('#chat-text', text);
+      await boPage.click('#chat-form button');
+      await boPage.waitForFunction(`[...document.querySelectorAll('#chat li .text')].some((el) => el.textContent === ${JSON.stringify(text)})`);
+    };
+    await say('before the drop');
+    await adaPage.waitForFunction(`document.querySelectorAll('#chat li').length === 1`);
+
+    relay.cut();
+    await adaPage.waitForFunction(`document.querySelector('#status').textContent.startsWith('Connection lost')`);
+    for (const text of ['while away 1', 'while away 2', 'while away 3']) await say(text);
+    await boPage.click('#hand');
+    await boPage.waitForSelector('#hand:text-is("Lower hand")');
+
+    relay.restore();
+    await adaPage.waitForFunction(`document.querySelector('#status').textContent === 'Connected as Ada'`, undefined, { timeout: 45_000 });
+    await adaPage.waitForSelector(`#participants li.raised[data-id="${bo.participant.id}"]`);
+    const chat = await adaPage.$$eval('#chat li .text', (items) => items.map((li) => li.textContent));
+    expect(chat).toEqual(['before the drop', 'while away 1', 'while away 2', 'while away 3']);
+    await say('after the return');
+    await adaPage.waitForFunction(`document.querySelectorAll('#chat li').length === 5`);
+    expect(pageErrors).toEqual([]);
+    await adaPage.close();
+    await boPage.close();
+  } finally {
+    await relay.close();
+  }
+}, 120_000);
 
 test('a token the server refuses leaves the page disconnected, saying why', async () => {
   const page = await browser.newPage();
