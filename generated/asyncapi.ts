@@ -310,10 +310,11 @@ export interface components {
             event: "webhook.test";
             /** @description When the payload was generated. */
             timestamp: components["schemas"]["Timestamp"];
-            tenant: {
-                /** @description The tenant whose webhook this is. */
-                id: components["schemas"]["Id"];
-            };
+            tenant: components["schemas"]["WebhookTenant"];
+        };
+        /** @description The tenant whose webhook this is. */
+        WebhookTenant: {
+            id: components["schemas"]["Id"];
         };
         /**
          * @description Body of the `meeting.recording_ready` webhook. `recording`, `transcript`, `summary` and `action_items`
@@ -421,6 +422,7 @@ export type TranscriptSegment = components["schemas"]["TranscriptSegment"];
 export type WebhookTranscript = components["schemas"]["WebhookTranscript"];
 export type WebhookError = components["schemas"]["WebhookError"];
 export type WebhookTestPayload = components["schemas"]["WebhookTestPayload"];
+export type WebhookTenant = components["schemas"]["WebhookTenant"];
 export type MeetingRecordingReadyPayload = components["schemas"]["MeetingRecordingReadyPayload"];
 export type UpstreamSignatureHeaders = components["schemas"]["UpstreamSignatureHeaders"];
 export type RecordingReadyNotification = components["schemas"]["RecordingReadyNotification"];
