@@ -8,6 +8,7 @@ import { guardedGet, type GuardedResponse } from '../../security/guarded-downloa
 import type { SecretBox } from '../../security/secret-box.ts';
 import { UnresolvableHostError, UnsafeUrlError, type SsrfPolicy } from '../../security/ssrf-guard.ts';
 import { recordingObjectKey } from '../../storage/keys.ts';
+import { SpanKind, withSpan } from '../../tracing/spans.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { UpstreamError, type MediaProvider } from '../../upstream/media-provider.ts';
 import { PermanentIngestFailure, RecordingGone } from './ingestion-failures.ts';
@@ -190,7 +191,14 @@ async function fetchAnswering(url: string, policy: SsrfPolicy, watch: TransferWa
   // The heartbeat timeout now counts from here, so the bound above ends the wait first.
   watch.progress({ bytesDone: 0, bytesTotal });
   try {
-    return await guardedGet(url, policy, AbortSignal.any([watch.signal, unanswered.signal]));
+    // The recording's trace shows the provider's answer (docs/decisions.md §12); the span names the host only, never the
+    // link, which carries the provider's credentials.
+    const attributes = { 'http.request.method': 'GET', 'server.address': hostOf(url) };
+    return await withSpan('GET recording link', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      const answer = await guardedGet(url, policy, AbortSignal.any([watch.signal, unanswered.signal]));
+      span.setAttribute('http.response.status_code', answer.status);
+      return answer;
+    });
   } catch (err) {
     if (unanswered.signal.aborted && !watch.signal.aborted) throw new Error(`the recording's link did not answer within ${watch.answerWithinMs} ms`);
     if (err instanceof UnsafeUrlError && !(err instanceof UnresolvableHostError)) {
@@ -216,4 +224,13 @@ function checkMediaType(contentType: string): void {
 
 function checkSize(bytes: number | null): void {
   if (bytes !== null && bytes > MAX_RECORDING_BYTES) throw new PermanentIngestFailure(`the file is over the size limit of ${MAX_RECORDING_BYTES} bytes`);
+}
+
+/** The host of a link, for a span; empty when it is not a URL (the guard refuses it anyway). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
 }

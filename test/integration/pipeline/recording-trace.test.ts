@@ -107,6 +107,7 @@ const STEPS = [
   'StartWorkflow:recordingIngestWorkflow',
   'RunWorkflow:recordingIngestWorkflow',
   'RunActivity:storeRecordingFile',
+  'GET recording link',
   'RunActivity:markRecordingReady',
   'StartChildWorkflow:postMeetingWorkflow',
   'RunWorkflow:postMeetingWorkflow',
@@ -146,6 +147,10 @@ test("the notification starts one trace that every step joins, to the webhook PO
   const deliveryId = String(hook.headers['x-convene-delivery']);
   expect(spans.find((s) => s.name === 'RunActivity:storeRecordingFile')?.attributes.temporalWorkflowId).toBe(`recording-ingest-${recordingId}`);
   expect(spans.find((s) => s.name === 'POST webhook')?.attributes['convene.delivery_id']).toBe(deliveryId);
+  // The provider's link carries its credentials: its span names the host, never the link.
+  const download = spans.find((s) => s.name === 'GET recording link')!;
+  expect(download.attributes['server.address']).toBe('127.0.0.1');
+  expect(JSON.stringify(download.attributes)).not.toMatch(/sig=|token=|X-Amz-Signature/i);
 
   // The receiver's parent is the POST span, and its ancestors lead back to the notification, step by step.
   const byId = new Map(spans.filter((s) => s.traceId === traceId).map((s) => [s.spanId, s]));
