@@ -1,5 +1,5 @@
 // Convene's one entry point; the role is the first argument:
-//   api     the HTTP API (and, from the real-time issue on, the WebSocket gateway)
+//   api     the HTTP API and the WebSocket gateway
 //   worker  the Temporal worker that runs workflows/ and src/activities/
 //   rotate-signing-key  an operator command: adds a JWT signing key and retires the expired ones (with --retire-now:
 //                       every older one, for a leaked key), then exits

@@ -12,8 +12,9 @@ export const recordingAutoStopWorkflowId = (recordingId: string) => `recording-a
 export const recordingRetentionWorkflowId = (recordingId: string) => `recording-retention-${recordingId}`;
 
 /**
- * A room ended or was deleted: stop what still records it (docs/decisions.md §6). Started inside the transaction that ends or
- * deletes the room, so the consequence cannot be lost after the commit. One per room at a time.
+ * A room ended or was deleted: stop what still records it (docs/decisions.md §6). Its start is recorded as a hand-over in
+ * the transaction that ends or deletes the room (src/modules/recordings/recording-stop.ts, docs/decisions.md §15), so it
+ * commits with the change and the relay starts it even if the process dies right after the commit. One per room at a time.
  */
 export const roomRecordingStopWorkflowId = (roomId: string) => `room-recording-stop-${roomId}`;
 

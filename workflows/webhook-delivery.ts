@@ -7,8 +7,10 @@ import { OUTSIDE_SERVICE_STEP_RETRY, type WebhookDeliveryInput } from './shared.
 
 export interface WebhookDeliveryWorkflowInput extends WebhookDeliveryInput {
   /**
-   * Seconds before each attempt (WEBHOOK_RETRY_DELAYS at creation; the first is usually 0). Absent when the post-meeting
-   * workflow starts the run: the first activity then reads the configured schedule, recorded in history once.
+   * Seconds before each attempt, fixed when the delivery is created (WEBHOOK_RETRY_DELAYS, or the test event's short
+   * schedule; the first is usually 0): every hand-over passes it (deliveryStart, src/modules/deliveries/delivery.service.ts).
+   * Absent only in runs started before hand-overs fixed it in the input, and in the delivery tests' direct start: the
+   * first activity then reads the configured schedule, recorded in history once.
    */
   retryDelaysSeconds?: number[];
 }

@@ -1,10 +1,13 @@
 import { EventEmitter } from 'node:events';
 import type { ParticipantRole } from '../domain/principal.ts';
 
-// What happens in a room, said once by the services that make it happen. The real-time gateway subscribes and turns
-// these into WebSocket messages (and fans them out across API instances); nothing in the services knows about sockets.
+// What happens in a room, said once by the services that make it happen, after the change has committed. Nothing that
+// must happen rides on an event (docs/architecture.md habit 14): a removal, a room's end or deletion reaches the sockets
+// inside the service's own transaction (RoomSessions), and a workflow a change implies is a hand-over recorded with it.
+// The API's publisher (RealtimeEventPublisher, src/realtime/room-events.ts) tells the room's sockets on every instance
+// of a recording started or stopped and does nothing with the others; in-process subscribers (tests) see every event.
 export type DomainEvent =
-  /** Starts the room's empty-room timer (src/realtime): a room nobody joins still ends. */
+  /** Create Room, or a participant added to a room that did not exist yet. (Its empty-room timer is a hand-over.) */
   | { type: 'room.created'; tenantId: string; roomId: string }
   | { type: 'participant.added'; tenantId: string; roomId: string; participant: { id: string; display_name: string; role: ParticipantRole } }
   | { type: 'participant.removed'; tenantId: string; roomId: string; participantId: string; reason: 'removed' | 'replaced' }
@@ -20,7 +23,7 @@ export interface DomainEventPublisher {
   publish(event: DomainEvent): Promise<void>;
 }
 
-/** In-process publisher: listeners run in this process. The real-time issue adds cross-instance fan-out behind it. */
+/** In-process publisher: listeners run in this process. RealtimeEventPublisher (src/realtime/) extends it with the sockets' notices. */
 export class LocalEventBus implements DomainEventPublisher {
   private readonly emitter = new EventEmitter();
 

@@ -1,8 +1,11 @@
 // The one way durable work is handed over from a database change to Temporal (docs/decisions.md §15): a transactional outbox.
 // A service or an activity that changes state and implies a workflow records the start here, in the SAME transaction
 // as its change (`record`), so the change and the obligation commit together or not at all. The relay (relay.ts)
-// then starts what was recorded, idempotently by workflow id, until it is started. Nothing else in the code starts a
-// workflow from a request or an activity (signals that only tell a running workflow news stay best effort).
+// then starts what was recorded, idempotently by workflow id, until it is started. Two other starts exist, neither an
+// obligation of a commit: a workflow's children (ingestion's retention and post-meeting run 1), which Temporal starts
+// with the parent's own durable task; and the empty-room timer's presence signal (src/temporal/empty-room-timer.ts),
+// a best-effort signal-with-start that may start the room's timer if its recorded start has not run yet; the room's
+// own start is the hand-over recorded with it, and the timer re-reads the database before it ends a room.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WorkflowSubject } from '../../workflows/shared.ts';
 import { currentTraceCarrier } from '../tracing/spans.ts';

@@ -1,9 +1,10 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
 // Request counters shared by every API instance: per tenant (src/http/rate-limit.ts) and per client address
-// (src/http/address-limit.ts), one row per key and one-minute window. rate-limit.ts reads and writes them with plain SQL
-// (an atomic upsert per claimed block of hits) and deletes the windows that ended, so only current windows stay; this
-// definition exists so migrations and scripts/schema-diff.ts know the table.
+// (src/http/address-limit.ts), one row per key and one-minute window. rate-limit.ts reads and writes them with plain SQL:
+// an atomic upsert per claimed block of hits (not per request), and the first claim of each window on an instance
+// deletes every window that ended, so only current windows stay. This definition exists so migrations and
+// scripts/schema-diff.ts know the table.
 export const RateLimitWindowSchema = defineEntity({
   name: 'RateLimitWindow',
   tableName: 'rate_limit_windows',
