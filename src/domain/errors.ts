@@ -77,6 +77,17 @@ export function schemaViolations(issues: ErrorDetail[], moreFound = false): ApiE
 export const serviceUnavailable = (message = 'A service this request needs is unavailable; retry later', retryAfterSeconds = 5) =>
   new ApiError('SERVICE_UNAVAILABLE', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
 
+/**
+ * 429 RATE_LIMITED with `Retry-After` (docs/decisions.md §3, §14): the whole seconds until the window that refused the
+ * request ends (`windowEndsAtMs`, local clock), at least 1. Every rate limit answers through this one function: the
+ * per-tenant rate (src/http/rate-limit.ts), failed credentials per address (src/http/address-limit.ts) and WebSocket
+ * upgrades per address (src/realtime/gateway.ts).
+ */
+export function rateLimited(message: string, windowEndsAtMs: number, nowMs = Date.now()): ApiError {
+  const retryAfterSeconds = Math.max(1, Math.ceil((windowEndsAtMs - nowMs) / 1000));
+  return new ApiError('RATE_LIMITED', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+}
+
 /** The error envelope, as spec/openapi.yaml's `Error` schema describes it. */
 export function errorBody(err: ApiError, requestId: string) {
   return {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Options } from 'express-rate-limit';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Orm } from '../db/orm.ts';
-import { ApiError, serviceUnavailable } from '../domain/errors.ts';
+import { ApiError, rateLimited, serviceUnavailable } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
 import { addressKey, clientAddress, type TrustProxy } from './client-address.ts';
 import { PostgresRateLimitStore } from './rate-limit.ts';
@@ -83,9 +83,6 @@ export class AuthFailureLimiter {
   }
 
   private tooMany(endsAt: number): ApiError {
-    const retryAfter = Math.max(1, Math.ceil((endsAt - Date.now()) / 1000));
-    return new ApiError('RATE_LIMITED', `More than ${this.perMinute} failed or unauthenticated requests per minute from this address`, {
-      headers: { 'Retry-After': String(retryAfter) },
-    });
+    return rateLimited(`More than ${this.perMinute} failed or unauthenticated requests per minute from this address`, endsAt);
   }
 }

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type ClientRateLimitInfo, type Options, type Store } from 'express-rate-limit';
 import type { Orm } from '../db/orm.ts';
-import { ApiError } from '../domain/errors.ts';
+import { rateLimited } from '../domain/errors.ts';
 
 const WINDOW_MS = 60_000;
 
@@ -28,8 +28,7 @@ export function tenantRateLimit(perMinute: number, orm: Orm): RequestHandler {
     handler: (req, _res, next, options) => {
       // Until the shared window ends (not a whole window from now).
       const reset = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-      const retryAfter = reset ? Math.max(1, Math.ceil((reset.getTime() - Date.now()) / 1000)) : Math.ceil(options.windowMs / 1000);
-      next(new ApiError('RATE_LIMITED', `More than ${options.limit} requests per minute`, { headers: { 'Retry-After': String(retryAfter) } }));
+      next(rateLimited(`More than ${options.limit} requests per minute`, reset?.getTime() ?? Date.now() + options.windowMs));
     },
   });
 }

@@ -4,7 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { MemoryStore, type Options } from 'express-rate-limit';
 import { WebSocketServer, type ServerOptions } from 'ws';
 import { CloseCode } from '../../generated/asyncapi.ts';
-import { ApiError, errorBody } from '../domain/errors.ts';
+import { ApiError, errorBody, rateLimited } from '../domain/errors.ts';
 import type { AuthFailureLimiter } from '../http/address-limit.ts';
 import { addressKey } from '../http/client-address.ts';
 import type { Logger } from '../logger.ts';
@@ -142,10 +142,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
   async function admit(address: string): Promise<ApiError | undefined> {
     const { totalHits, resetTime } = await upgrades.increment(address);
     if (totalHits > opts.upgradesPerAddressPerMinute) {
-      const retryAfter = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + 60_000) - Date.now()) / 1000));
-      return new ApiError('RATE_LIMITED', `More than ${opts.upgradesPerAddressPerMinute} WebSocket upgrades per minute from this address`, {
-        headers: { 'Retry-After': String(retryAfter) },
-      });
+      return rateLimited(`More than ${opts.upgradesPerAddressPerMinute} WebSocket upgrades per minute from this address`, resetTime?.getTime() ?? Date.now() + 60_000);
     }
     return deps.authFailures?.refusal(address);
   }
