@@ -11,6 +11,7 @@ import { postMeetingTranscriptionProvider, type ProviderRegistry } from '../../p
 import type { AiAnalyzer, AnalysisRequest, MeetingInsights } from '../../providers/types.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { createDelivery, deliveryStart } from '../deliveries/delivery.service.ts';
+import { webhookAccepts } from '../deliveries/webhook-target.ts';
 import type { RetrySchedule } from '../deliveries/delivery-schedule.ts';
 import { RecordingGone } from '../recordings/ingestion-failures.ts';
 import { storedLocation } from '../recordings/recording-location.ts';
@@ -51,14 +52,17 @@ export interface PlannedRun extends PostMeetingSteps {
   retryWindowSeconds: number;
 }
 
-/** Which steps a run takes, from the tenant's effective config (docs/decisions.md §9, see planPostMeeting). */
+/**
+ * Which steps a run takes, from the tenant's effective config (docs/decisions.md §9, see planPostMeeting). Whether the
+ * result is delivered is the rule every delivery follows (webhookAccepts, src/modules/deliveries/webhook-target.ts).
+ */
 export function stepsFor(config: Pick<TenantConfig, 'transcription_enabled' | 'post_meeting_webhook'>): PostMeetingSteps {
   const hook = config.post_meeting_webhook;
   const summarise = Boolean(hook && (hook.include_summary || hook.include_action_items));
   return {
     transcribe: config.transcription_enabled || Boolean(hook?.include_transcript) || summarise,
     summarise,
-    deliver: Boolean(hook?.enabled),
+    deliver: webhookAccepts(hook, 'meeting.recording_ready'),
   };
 }
 

@@ -1,5 +1,6 @@
 // Rules of the post-meeting and transcription stages that need no database (docs/decisions.md §9): which steps a
 // run takes from the tenant's config, and a provider's segments kept within the contract's bounds.
+import { webhookAccepts } from '../../../src/modules/deliveries/webhook-target.ts';
 import { stepsFor } from '../../../src/modules/post-meeting/post-meeting-steps.ts';
 import type { PostMeetingWebhookConfig } from '../../../src/modules/tenants/tenant-config.ts';
 import { bounded } from '../../../src/modules/transcripts/transcription.ts';
@@ -46,6 +47,14 @@ describe('stepsFor: what a post-meeting run does', () => {
       summarise: false,
       deliver: true,
     });
+  });
+
+  test('delivered exactly when a delivery would be created: the one rule of src/modules/deliveries/webhook-target.ts', () => {
+    for (const flags of [{}, { enabled: false }, { secret: '' }, { url: '' }]) {
+      const webhook = hook(flags);
+      expect(stepsFor({ transcription_enabled: false, post_meeting_webhook: webhook }).deliver).toBe(webhookAccepts(webhook, 'meeting.recording_ready'));
+    }
+    expect(stepsFor({ transcription_enabled: false, post_meeting_webhook: hook({ secret: '' }) }).deliver).toBe(false);
   });
 });
 
