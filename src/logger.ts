@@ -18,10 +18,11 @@ const REDACT = [
 
 /**
  * Without a destination (the API and the worker), stdout through an asynchronous buffered writer: a request never
- * waits for a write(2) of its log line (synchronous writes were ~8 % of the API's CPU under load, issue 13). A line is
- * handed to the kernel at once when no write is in flight; under load, lines gather while one is and go in the next
- * write. Whatever is still buffered is written synchronously when the process exits, so a line logged just before
- * `process.exit` (shutdown, a failed start) is not lost.
+ * waits for a write(2) of its log line (synchronous writes cost up to ~8 % of the API's CPU under load, depending on
+ * where stdout leads: BENCHMARKS.md, "REST hot paths"). A line is handed to the kernel at once when no write is in
+ * flight; under load, lines gather while one is and go in the next write. Whatever is still buffered is written
+ * synchronously when the process exits, so a line logged just before `process.exit` (shutdown, a failed start) is not
+ * lost.
  */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   // A line written inside a traced request or activity names its trace (docs/decisions.md §12): `trace_id`, `span_id`.

@@ -1,7 +1,7 @@
 // Post-meeting processing of one recording (docs/decisions.md §9): plan from the tenant's config (and create the
 // transcript row), transcribe (activities of this run; runs begun before INLINE_TRANSCRIPTION_PATCH used a child
 // transcription workflow), summarise, then complete the post_meeting_results row and hand over to the outgoing webhook
-// (issue 9) in one activity, one transaction: the result's `completed`, its delivery row and the delivery workflow's
+// (docs/decisions.md §10) in one activity, one transaction: the result's `completed`, its delivery row and the delivery workflow's
 // hand-over commit together (docs/decisions.md §15). Each step fails alone: its failure becomes an errors[] entry and the next
 // step goes on.
 // The id is post-meeting-<recordingId>; the ingestion workflow starts it (abandoned) when the recording is ready.

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
  * Cached route matching for express-openapi-validator. To find a request's operation, its metadata middleware
  * (dist/middlewares/openapi.metadata.js, 5.6) calls `pathToRegexp(route)` afresh for every route of the spec, in order,
  * on every request until one matches: compiling tens of regular expressions per request was ~5 % of the API's CPU
- * under load (issue 13). The library reads the function off path-to-regexp's exports at each call, so wrapping that
+ * under load (BENCHMARKS.md, "REST hot paths"). The library reads the function off path-to-regexp's exports at each call, so wrapping that
  * export here makes each route compile once.
  *
  * Safe because the compiled result depends only on its arguments, and neither the validator nor Express's router (the

@@ -75,7 +75,7 @@ export interface ObjectStore {
 /**
  * 5 MiB parts (S3's smallest; 10,000 parts make 48.8 GiB, above MAX_RECORDING_BYTES), two in flight while a third
  * fills: the upload's buffers are these three, allocated once per upload (on demand: a small file touches only what it
- * fills) and reused for every part. So an upload holds at most 3 × 5 = 15 MiB whatever the file's size (issue 13).
+ * fills) and reused for every part. So an upload holds at most 3 × 5 = 15 MiB whatever the file's size (BENCHMARKS.md, "Ingesting a large recording into S3").
  * What else the process holds while the bytes flow is the source's chunks on their way through (a download's socket
  * reads, and fetch's copy of each): garbage that V8 reclaims once about 64 MiB of such external memory has
  * accumulated. `@aws-sdk/lib-storage`'s Upload, used before, also built every 8 MiB part anew with `Buffer.concat`.

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Recordings (issue 4). Partial unique indexes: one active recording per room, one row per provider recording.
+// Recordings (docs/decisions.md §7). Partial unique indexes: one active recording per room, one row per provider recording.
 export class Migration20261121Recordings extends Migration {
   override up(): void {
     this.addSql(`create table "recordings" ("id" uuid not null, "tenant_id" uuid not null, "room_id" uuid not null, "status" varchar(16) not null, "upstream_recording_id" varchar(255) null, "storage_tier" varchar(16) null, "storage_bucket" varchar(255) null, "object_key" varchar(1024) null, "content_type" varchar(255) null, "size_bytes" bigint null, "duration_seconds" int null, "started_at" timestamptz null, "stopped_at" timestamptz null, "ready_at" timestamptz null, "archived_at" timestamptz null, "deleted" boolean not null default false, "deleted_at" timestamptz null, "purged_at" timestamptz null, "failure_reason" text null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Transcripts and post-meeting results (issue 8; the outgoing webhook of issue 9 reads both).
+// Transcripts and post-meeting results (docs/decisions.md §9; the outgoing webhook, docs/decisions.md §10, reads both).
 export class Migration20261123PostMeeting extends Migration {
   override up(): void {
     this.addSql(`create table "transcripts" ("id" uuid not null, "tenant_id" uuid not null, "room_id" uuid not null, "recording_id" uuid not null, "origin" varchar(16) not null, "status" varchar(16) not null, "provider" varchar(64) not null, "language" varchar(35) null, "content" jsonb null, "text" text null, "word_count" int null, "failure_reason" text null, "created_at" timestamptz not null, "started_at" timestamptz null, "completed_at" timestamptz null, "updated_at" timestamptz not null, primary key ("id"));`);

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Outgoing webhook deliveries and their attempts (issue 9, docs/decisions.md §10).
+// Outgoing webhook deliveries and their attempts (docs/decisions.md §10).
 export class Migration20261123WebhookDeliveries extends Migration {
   override up(): void {
     this.addSql(`create table "webhook_deliveries" ("id" uuid not null, "tenant_id" uuid not null, "room_id" uuid not null, "recording_id" uuid null, "event" varchar(64) not null, "status" varchar(16) not null, "url" varchar(2048) not null, "resent_from" uuid null, "attempt_count" int not null default 0, "last_response_status_code" int null, "next_attempt_at" timestamptz null, "created_at" timestamptz not null, "completed_at" timestamptz null, primary key ("id"));`);

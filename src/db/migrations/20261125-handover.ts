@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// The hand-over outbox (issue 19, docs/decisions.md §15): a workflow start (or signal-with-start) recorded in the transaction of
+// The hand-over outbox (docs/decisions.md §15): a workflow start (or signal-with-start) recorded in the transaction of
 // the change that implies it, relayed to Temporal by src/handover/relay.ts until it is started. No foreign keys: a
 // tenant purge is recorded in the very transaction that deletes the tenant, and must outlive its rows.
 export class Migration20261125Handover extends Migration {

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Post-meeting re-runs (issue 20, docs/decisions.md §9): the result row says which run it holds, and each run has its own
+// Post-meeting re-runs (docs/decisions.md §9): the result row says which run it holds, and each run has its own
 // original delivery (one per recording and run instead of one per recording).
 export class Migration20261125PostMeetingRuns extends Migration {
   override up(): void {
