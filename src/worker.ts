@@ -1,4 +1,4 @@
-import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry, type WorkerOptions } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { webhookSettings } from './activities/deliveries.ts';
 import { createActivities } from './activities/index.ts';
@@ -43,7 +43,7 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
     ssrfPolicy: ssrfPolicy(config),
     postMeetingRetryWindowSeconds: config.postMeetingRetryWindowSeconds,
   });
-  if (config.worker.sdkMetricsAddress) installSdkMetrics(config.worker.sdkMetricsAddress);
+  installRuntime(config.temporal.taskQueue, logger, config.worker.sdkMetricsAddress);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await Worker.create({
     connection,
@@ -117,13 +117,30 @@ export function workerTuning(settings: Config['worker']): Partial<WorkerOptions>
 }
 
 /**
- * The SDK's Prometheus exporter (`temporal_*` metrics). The runtime is per process and must be installed before the
- * first connection; a runtime someone else installed first (a test) is left as it is.
+ * The SDK's runtime: its log lines go through our logger (JSON in production, one readable line each under
+ * `npm run dev`), and its Prometheus exporter (`temporal_*` metrics) runs when asked for. The runtime is per process
+ * and must be installed before the first connection; a runtime someone else installed first (a test) is left as it is.
  */
-function installSdkMetrics(bindAddress: string): void {
+function installRuntime(mainTaskQueue: string, logger: Logger, sdkMetricsAddress: string | undefined): void {
   try {
-    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
+    Runtime.install({
+      logger: new DefaultLogger('TRACE', (entry) => forwardSdkLog(entry, mainTaskQueue, logger)),
+      ...(sdkMetricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } } } : {}),
+    });
   } catch (err) {
     if (!/already/i.test(String((err as Error).message))) throw err;
   }
+}
+
+/**
+ * Warnings are for real faults. The SDK's own lifecycle lines at INFO (the workflow bundle's webpack listing, every
+ * state change of every worker, "no Nexus services") become debug: "Convene worker polling" says the worker runs. So
+ * does "No workflows registered" from the provider-queue workers, which run activities only by design (createProviderWorkers);
+ * on the main task queue it would be a fault and stays a warning. Workflow and activity log lines keep their level.
+ */
+export function forwardSdkLog({ level, message, meta }: LogEntry, mainTaskQueue: string, logger: Logger): void {
+  const lifecycle = meta?.sdkComponent === 'worker' && level === 'INFO';
+  const activityOnly = /^No workflows registered/.test(message) && meta?.taskQueue !== mainTaskQueue;
+  const to = lifecycle || activityOnly ? 'debug' : (level.toLowerCase() as 'trace' | 'debug' | 'info' | 'warn' | 'error');
+  logger[to]({ ...meta }, message);
 }
