@@ -1,5 +1,5 @@
-// Stands in for post-meeting processing (issue 8) in the delivery tests: a stored recording (a real object in S3), its
-// transcript and its post_meeting_results row, written with the ORM exactly as that workflow leaves them.
+// Stands in for post-meeting processing (docs/decisions.md §9) in the delivery tests: a stored recording (a real object
+// in S3), its transcript and its post_meeting_results row, written with the ORM exactly as that workflow leaves them.
 import { Readable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
 import { PostMeetingResultSchema, type PostMeetingError } from '../../src/modules/post-meeting/post-meeting-result.entity.ts';

@@ -1,7 +1,7 @@
-// The fault test of issue 19 outcome 5 (docs/decisions.md §15), for each way PostgreSQL can go away, while (a) a real
-// recording is between its upload to S3 and `ready` (ingestion's markRecordingReady must wait) and (b) another
-// recording's post-meeting run is about to complete (the one transaction of its result, its delivery row and the
-// delivery's hand-over must wait); then (c) during a re-send's first attempt:
+// The PostgreSQL fault test of durable hand-overs (docs/decisions.md §15), for each way PostgreSQL can go away, while
+// (a) a real recording is between its upload to S3 and `ready` (ingestion's markRecordingReady must wait) and (b)
+// another recording's post-meeting run is about to complete (the one transaction of its result, its delivery row and
+// the delivery's hand-over must wait); then (c) during a re-send's first attempt:
 // - *stopped* (connections refused, as during a restart or failover) until both steps are past the old retry budget of
 //   database steps (10 attempts, which ran out about 8.5 minutes into a real outage);
 // - *paused* (SIGSTOP of the postmaster and its backends: connections and statements hang, as with a frozen VM or a

@@ -1,4 +1,5 @@
-// The documentation page as a browser gets it (issue 15): from the service alone, compressed, cacheable; `/` leads there.
+// The documentation page as a browser gets it (docs/decisions.md §1): from the service alone, compressed, cacheable;
+// `/` leads there.
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;

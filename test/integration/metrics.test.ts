@@ -54,7 +54,7 @@ describe('without METRICS_TOKEN (development)', () => {
     expect(sample(after, count, invalid) - sample(before, count, invalid)).toBe(1);
     expect(sample(after, 'convene_http_request_duration_seconds_bucket', { ...health, le: '+Inf' })).toBe(sample(after, count, health));
     expect(after).not.toContain('no-such-thing-4711');
-    // Every metric family the issue names is registered from the start, even those other branches feed.
+    // Every metric family docs/metrics.md lists is registered from the start, even those other branches feed.
     for (const family of [
       'convene_http_request_duration_seconds',
       'convene_websockets_open',

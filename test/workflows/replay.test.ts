@@ -6,7 +6,7 @@
 // the quick database steps made local activities without a patch: every one failed with a nondeterminism error).
 // When a change is patched, record the new histories beside these and keep these. The four named for their patch
 // (post-meeting-inline-transcription, recording-ingest-children-together, recording-retention-given-deadline,
-// transcription-provider-queue; issue 23) were recorded from the pipeline test's run on the dev server with the real
+// transcription-provider-queue) were recorded from the pipeline test's run on the dev server with the real
 // activities. The three `-traced` ones were recorded with tracing on (docs/decisions.md §12: the OpenTelemetry
 // interceptors' trace headers in them), from test/integration/pipeline/recording-trace.test.ts's run. Turning tracing on
 // or off is a worker upgrade too: every history replays both without the tracing interceptors and with them.

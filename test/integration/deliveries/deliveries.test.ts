@@ -129,8 +129,9 @@ test('a delivery arrives signed, with every header and the full payload, and is 
   ]);
   const [row] = await stack.t.services.orm.em.fork().find(WebhookDeliveryAttemptSchema, { delivery: deliveryId });
   expect(row.responseBody).toBe('thanks');
-  // No secret in the delivery log, the API's logs or the worker's (issue 10): not the webhook secret, not the tenant's
-  // key, not the presigned link the receiver got (its signature is a credential for the recording).
+  // No secret in the delivery log, the API's logs or the worker's (docs/security.md, "Secrets"): not the webhook
+  // secret, not the tenant's key, not the presigned link the receiver got (its signature is a credential for the
+  // recording).
   const signature = new URL(body.recording.download_url).searchParams.get('X-Amz-Signature')!;
   expect(signature).toMatch(/^[0-9a-f]{64}$/);
   const list = await stack.t.request.get('/api/v1/webhook-deliveries').set(tenant.auth).expect(200);

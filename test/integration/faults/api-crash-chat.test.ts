@@ -1,6 +1,7 @@
-// Fault test (issue 10): an API instance is SIGKILLed in the middle of a chat burst in a room served by two instances.
-// Every message that was stored (acknowledged by the database) must have reached every member still connected, on
-// the surviving instance, in one and the same order; the survivor keeps serving the room.
+// Fault test (docs/security.md, "Failures the service survives"): an API instance is SIGKILLed in the middle of a chat
+// burst in a room served by two instances. Every message that was stored (acknowledged by the database) must have
+// reached every member still connected, on the surviving instance, in one and the same order; the survivor keeps
+// serving the room.
 import { createTestDatabase } from '../../harness/database.ts';
 import { connect, type TestSocket } from '../../helpers/ws-client.ts';
 import { startApiProcess, type ApiProcess } from '../../helpers/api-process.ts';

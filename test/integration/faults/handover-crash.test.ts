@@ -1,4 +1,4 @@
-// Fault test (issue 19, docs/decisions.md §15): a process dies between the commit of a change and the start of the workflow
+// Fault test (docs/decisions.md §15): a process dies between the commit of a change and the start of the workflow
 // it implies. A real API process runs with the fault-injection point HANDOVER_FAULT=exit-after-commit: it exits right
 // after creating a room commits, before its relay has started the room's empty-room timer (the client never gets an
 // answer). Nothing is lost: the room is stored with its recorded hand-over, and the next API process's relay starts

@@ -1,7 +1,8 @@
-// Fault test (issue 10): PostgreSQL stops and starts again under request load. A real API process on a private
-// PostgreSQL: while the database is down, requests answer 503 SERVICE_UNAVAILABLE (never a 500, never a hang); once it
-// is back, the same process serves again without a restart; and nothing is lost or half-applied: every room and
-// participant acknowledged with 201 is stored, and nothing is stored that was not acknowledged.
+// Fault test (docs/security.md, "Failures the service survives"): PostgreSQL stops and starts again under request load.
+// A real API process on a private PostgreSQL: while the database is down, requests answer 503 SERVICE_UNAVAILABLE
+// (never a 500, never a hang); once it is back, the same process serves again without a restart; and nothing is lost or
+// half-applied: every room and participant acknowledged with 201 is stored, and nothing is stored that was not
+// acknowledged.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

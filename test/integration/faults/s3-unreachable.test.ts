@@ -1,8 +1,9 @@
-// Fault test (issue 10): the object store becomes unreachable while a recording is ingested. The worker reaches S3
-// through a TCP relay this test can cut (every connection reset at once, as a dead endpoint). While S3 is down the
-// transfer is retried and the recording stays `processing`; once S3 is back it ends `ready` with exactly one object;
-// and a store that never comes back makes it `failed` only when the retry window ends (docs/decisions.md §7; here
-// INGEST_RETRY_WINDOW is its 60 s floor, so the transfer is tried at about 0, 5, 15, 35 and 75 s).
+// Fault test (docs/security.md, "Failures the service survives"): the object store becomes unreachable while a
+// recording is ingested. The worker reaches S3 through a TCP relay this test can cut (every connection reset at once,
+// as a dead endpoint). While S3 is down the transfer is retried and the recording stays `processing`; once S3 is back
+// it ends `ready` with exactly one object; and a store that never comes back makes it `failed` only when the retry
+// window ends (docs/decisions.md §7; here INGEST_RETRY_WINDOW is its 60 s floor, so the transfer is tried at about 0,
+// 5, 15, 35 and 75 s).
 import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { RecordingSchema } from '../../../src/modules/recordings/recording.entity.ts';

@@ -1,8 +1,9 @@
-// Fault test (issue 19, docs/decisions.md §15): Temporal is unreachable while a room is created, the provider's recording.ready
-// arrives, a recording is synced, a delivery re-sent and a post-meeting result re-run (issue 20). Each request commits its change with the hand-over of its workflow and answers as usual; when a
-// relay can reach Temporal (another process's: here one started by the test, with a worker on the same queue), every
-// recorded run starts, exactly once, and does its work: the notified and the synced recordings become `ready` with one
-// object each and their webhooks, like the re-sent one, reach the receiver once; the room's empty-room timer runs.
+// Fault test (docs/decisions.md §15): Temporal is unreachable while a room is created, the provider's recording.ready
+// arrives, a recording is synced, a delivery re-sent and a post-meeting result re-run (docs/decisions.md §9). Each
+// request commits its change with the hand-over of its workflow and answers as usual; when a relay can reach Temporal
+// (another process's: here one started by the test, with a worker on the same queue), every recorded run starts,
+// exactly once, and does its work: the notified and the synced recordings become `ready` with one object each and their
+// webhooks, like the re-sent one, reach the receiver once; the room's empty-room timer runs.
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';

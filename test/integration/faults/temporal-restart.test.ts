@@ -1,9 +1,9 @@
-// Fault test (issue 10): the Temporal server restarts while a recording is being ingested. A private, persistent
-// Temporal dev server (the harness's is shared by every test file) serves the app and a real worker process; the
-// worker's download is held mid-ingestion, Temporal is stopped and started again on the same port and database, and
-// the ingestion still finishes `ready` with exactly one object, without restarting the API or the worker. Then the
-// same for an outgoing webhook waiting for its retry: Temporal goes away while the retry timer runs, and the delivery
-// still ends `succeeded` with exactly the two attempts it made, both recorded.
+// Fault test (docs/security.md, "Failures the service survives"): the Temporal server restarts while a recording is
+// being ingested. A private, persistent Temporal dev server (the harness's is shared by every test file) serves the app
+// and a real worker process; the worker's download is held mid-ingestion, Temporal is stopped and started again on the
+// same port and database, and the ingestion still finishes `ready` with exactly one object, without restarting the API
+// or the worker. Then the same for an outgoing webhook waiting for its retry: Temporal goes away while the retry timer
+// runs, and the delivery still ends `succeeded` with exactly the two attempts it made, both recorded.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,6 +1,7 @@
-// Set-up from any folder (issue 10): as root, PostgreSQL runs as an unprivileged user, who cannot enter a folder only
-// root may enter (a clone under /root, a `mktemp -d` folder). Here the PostgreSQL binaries, the data folder and the
-// caller's working directory all sit in 0700 folders, as in such a clone, and the server must still start and answer.
+// Set-up from any folder (docs/security.md, "Failures the service survives"): as root, PostgreSQL runs as an
+// unprivileged user, who cannot enter a folder only root may enter (a clone under /root, a `mktemp -d` folder). Here
+// the PostgreSQL binaries, the data folder and the caller's working directory all sit in 0700 folders, as in such a
+// clone, and the server must still start and answer.
 import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';

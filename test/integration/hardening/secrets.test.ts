@@ -1,7 +1,7 @@
-// No secret in logs or error bodies (issue 10; extends tenants.test.ts "no secret reaches the logs" to every secret we
-// hold or receive): tenant API keys, the admin key, tenant and participant tokens (access, auth, refresh), webhook
-// secrets and provider api_keys, the upstream webhook secret and S3 keys. Secrets are also sent where they do not
-// belong (wrong keys, broken tokens, invalid config) to check that refusals never echo them.
+// No secret in logs or error bodies (docs/security.md, "Secrets"; extends tenants.test.ts "no secret reaches the logs"
+// to every secret we hold or receive): tenant API keys, the admin key, tenant and participant tokens (access, auth,
+// refresh), webhook secrets and provider api_keys, the upstream webhook secret and S3 keys. Secrets are also sent where
+// they do not belong (wrong keys, broken tokens, invalid config) to check that refusals never echo them.
 import { addParticipant, createRoom, createTenant } from '../../helpers/fixtures.ts';
 import { ADMIN_KEY, createTestApp, type TestApp } from '../../helpers/test-app.ts';
 

@@ -1,6 +1,6 @@
-// A WebSocket lives no longer than the access token it was opened with (issue 10): at the token's exp the server
-// closes it with 4005 TOKEN_EXPIRED (spec/asyncapi.yaml close codes). A 2-second participant token stands for a short
-// PARTICIPANT_TOKEN_TTL_SECONDS (whose configured minimum is 60 s), signed by the app's own TokenService.
+// A WebSocket lives no longer than the access token it was opened with (docs/decisions.md §11): at the token's exp the
+// server closes it with 4005 TOKEN_EXPIRED (spec/asyncapi.yaml close codes). A 2-second participant token stands for a
+// short PARTICIPANT_TOKEN_TTL_SECONDS (whose configured minimum is 60 s), signed by the app's own TokenService.
 import { CloseCode } from '../../../generated/asyncapi.ts';
 import { addParticipant, createRoom, createTenant } from '../../helpers/fixtures.ts';
 import { startRealtimeServer, type RealtimeServer } from '../../helpers/realtime-server.ts';

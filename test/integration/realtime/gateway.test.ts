@@ -320,9 +320,9 @@ describe('close codes (docs/decisions.md §11)', () => {
   });
 
   test('removal and room end reach the sockets with the change itself: nothing rides on the in-process event bus', async () => {
-    // Issue 11: the presence cleanup and the sockets' notice commit in the service's own transaction. With the bus
-    // publishing nothing (as after a crash between commit and publish), the removed socket still closes and the
-    // room's end still closes the rest, and presence agrees.
+    // What must happen commits with the change (docs/architecture.md habit 14): the presence cleanup and the sockets'
+    // notice commit in the service's own transaction. With the bus publishing nothing (as after a crash between commit
+    // and publish), the removed socket still closes and the room's end still closes the rest, and presence agrees.
     const events = t.services.events;
     events.publish = async () => {};
     try {

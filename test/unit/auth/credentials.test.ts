@@ -1,6 +1,6 @@
-// One credential resolver for both transports (issue 11): the same bad credential gets the same answer from the API's
-// authenticate middleware and from the WebSocket upgrade. These paths end at the token check, before any database
-// access, so the EntityManager and the tenant service are stubs that fail the test if they are reached.
+// One credential resolver for both transports (docs/decisions.md §4, §11): the same bad credential gets the same answer
+// from the API's authenticate middleware and from the WebSocket upgrade. These paths end at the token check, before any
+// database access, so the EntityManager and the tenant service are stubs that fail the test if they are reached.
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import supertest from 'supertest';

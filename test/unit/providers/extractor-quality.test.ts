@@ -1,4 +1,4 @@
-// The builtin extractor measured on the development media server's scripted meetings (docs/decisions.md §9, issue 8):
+// The builtin extractor measured on the development media server's scripted meetings (docs/decisions.md §9):
 // every scripted meeting knows its own action items, so recall and precision are exact. Goal: recall 100 %,
 // precision >= 90 %. The measured numbers are printed and asserted. The script says "Bob will send the slides by
 // Friday."; the analyser writes "Bob: send the slides by Friday" (asOwnerTask). Realistic meetings: analyser-corpus.test.ts.
