@@ -1,4 +1,4 @@
-// Benchmark (not a test): the end of a teaching period (issue 23). N rooms record, then all stop in the same second;
+// Benchmark (not a test): the end of a teaching period. N rooms record, then all stop in the same second;
 // how long until the tenant's receiver has each `meeting.recording_ready` webhook, and where does that time go?
 //
 //   npx node bench/burst.ts [--sizes 50,200] [--lone 5] [--seconds 60] [--workers 1] [--env KEY=VALUE ...] [--durable]

@@ -1,5 +1,6 @@
 // Benchmark (not a test): the REST hot paths and the WebSocket upgrade of the real API process against a bare
-// `node:http` + `pg` server doing the same essential work on the same database. (Issue 13, outcomes 1 and 2.)
+// `node:http` + `pg` server doing the same essential work on the same database. (Goals and results: BENCHMARKS.md,
+// "REST hot paths".)
 //
 //   npx node bench/rest.ts [--runs 3] [--seconds 5] [--connections 32] [--cases get-room-key,get-room-bearer,...]
 //

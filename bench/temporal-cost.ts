@@ -1,4 +1,4 @@
-// Benchmark (not a test): what one Temporal operation costs the server this project runs, in CPU (issue 23).
+// Benchmark (not a test): what one Temporal operation costs the server this project runs, in CPU.
 // bench/burst.ts shows that a burst of recordings is bound by CPU, about half of it the Temporal dev server's; this
 // says what each building block of a recording's pipeline costs it, so the pipeline's shape can be priced without
 // guessing: a workflow started and completed, an activity, a child workflow, a timer.

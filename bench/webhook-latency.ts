@@ -1,5 +1,5 @@
 // Benchmark (not a test): how long after the media provider's `recording.ready` does the tenant's receiver have the
-// `meeting.recording_ready` webhook? (Issue 9, outcome 7; goal p50 <= 3 s.)
+// `meeting.recording_ready` webhook? (Goal: p50 <= 3 s; results in BENCHMARKS.md, "Webhook latency".)
 //
 //   npx node bench/webhook-latency.ts [--runs 20] [--warmup 1] [--seconds 60] [--durable]
 //

@@ -1,6 +1,6 @@
-// Contract fuzzing (issue 10, a step of `npm test`): schemathesis, pinned and installed by scripts/tools.ts, generates
-// requests from spec/openapi.yaml against the real app listening on a free port, on the same real services the jest
-// harness starts (PostgreSQL, Temporal, SeaweedFS). Two runs, one per credential: a tenant API key, then the admin key.
+// Contract fuzzing (a step of `npm test`): schemathesis, pinned and installed by scripts/tools.ts, generates requests
+// from spec/openapi.yaml against the real app listening on a free port, on the same real services the jest harness
+// starts (PostgreSQL, Temporal, SeaweedFS). Two runs, one per credential: a tenant API key, then the admin key.
 // Every phase (examples, coverage, fuzzing, stateful) runs, and these checks must find nothing:
 //   not_a_server_error, response_schema_conformance, status_code_conformance, content_type_conformance,
 //   response_headers_conformance.

@@ -144,9 +144,10 @@ const execFileAsync = promisify(execFile);
 
 /**
  * Redoc's bundle shows Redocly's logo from their CDN in the sidebar: a request off the service from every reader's
- * browser (issue 15). The image's `src` becomes an empty data URL, so Redoc's own onError hides it. Icon sets on the
- * CDN are only named, never fetched by this page; the served page's Content-Security-Policy
- * (src/modules/system/system.routes.ts) blocks anything left anyway. Fails loudly if a Redoc upgrade moves the logo.
+ * browser, when the pages must come from the service alone (docs/decisions.md §1). The image's `src` becomes an empty
+ * data URL, so Redoc's own onError hides it. Icon sets on the CDN are only named, never fetched by this page; the
+ * served page's Content-Security-Policy (src/modules/system/system.routes.ts) blocks anything left anyway. Fails
+ * loudly if a Redoc upgrade moves the logo.
  */
 const THIRD_PARTY_LOGOS = ['https://cdn.redoc.ly/redoc/logo-mini-full.svg', 'https://cdn.redoc.ly/redoc/logo-mini.svg'];
 

@@ -1,5 +1,6 @@
 // Drill (not a test; not part of `npm test`): the service's PostgreSQL goes away for minutes while a real recording is
-// between download and webhook; the tenant must still receive one complete webhook (issue 19, "How it is checked").
+// between download and webhook; the tenant must still receive one complete webhook (docs/decisions.md §15;
+// docs/operations.md, "Drill").
 //
 //   npm run drill:postgres -- --fault stopped|paused [--minutes 10] [--recording-seconds 30] [--wait-minutes 30]
 //

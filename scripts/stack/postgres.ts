@@ -205,7 +205,7 @@ function canEnter(dir: string, runAs: { uid: number; gid: number }): boolean {
 
 /**
  * As root, PostgreSQL runs as an unprivileged user, who cannot read node_modules when the project lives in a folder
- * only root may enter (a clone under /root, or in a `mktemp -d` folder; issue 10). Then the `native/` folder is copied
+ * only root may enter (a clone under /root, or in a `mktemp -d` folder). Then the `native/` folder is copied
  * once per version to /var/tmp (root-owned, world-readable, kept across runs and reboots) and run from there.
  */
 async function reachableBinaries(nativeDir: string, runAs: RunAs): Promise<{ initdb: string; postgres: string }> {
