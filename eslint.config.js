@@ -20,15 +20,15 @@ import tseslint from 'typescript-eslint';
 const BUILTINS = builtinModules.filter((name) => !name.startsWith('_') && !name.startsWith('node:'));
 const escape = (name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-/** Development-only and test code: the development media server, tests, benchmarks, scripts, examples. */
-const DEV_ONLY = ['./src/upstream/dev-media', './src/upstream/dev-media-server.ts', './test', './bench', './scripts', './examples'];
+/** Development-only and test code: dev/ (the development media server, fault hooks), tests, benchmarks, scripts, examples. */
+const DEV_ONLY = ['./dev', './test', './bench', './scripts', './examples'];
 /** What only the assembly (src/services/, src/main.ts, src/worker.ts) may reach: the Temporal adapters and the worker side. */
 const ADAPTERS = ['./src/temporal', './src/activities', './src/services', './src/app.ts', './src/main.ts', './src/worker.ts'];
 
 /** The layer rule (docs/architecture.md habit 16): each zone says which files may not import which. */
 const LAYERS = [
   {
-    target: ['./src/!(upstream)/**', './src/*.ts', './src/upstream/!(dev-media-server).ts', './workflows'],
+    target: ['./src', './workflows'],
     from: DEV_ONLY,
     message: 'Production code never imports development-only or test code: move what both need below both.',
   },
@@ -68,7 +68,7 @@ export default defineConfig(
     ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.sdk/**', '.tools/**', 'generated/**', 'test/sdk/*.flow.ts', 'examples/sdk/**'],
   },
   {
-    files: ['{src,workflows,scripts,test,bench,examples}/**/*.ts'],
+    files: ['{src,workflows,dev,scripts,test,bench,examples}/**/*.ts'],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

@@ -21,7 +21,7 @@ import { launch, tailOfFile, waitUntilReady, type ManagedProcess } from '../scri
 import { startSeaweedfs, type SeaweedfsServer } from '../scripts/stack/seaweedfs.ts';
 import { startTemporal, type TemporalServer } from '../scripts/stack/temporal.ts';
 import { projectRoot } from '../scripts/tools.ts';
-import { startDevMediaServer, type DevMediaServer } from '../src/upstream/dev-media-server.ts';
+import { startDevMediaServer, type DevMediaServer } from '../dev/media-server/server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../test/helpers/webhook-receiver.ts';
 
 export const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);

@@ -1,6 +1,6 @@
 // Benchmark (not a test): streams a 1 GiB PCM WAV through the `openai` transcription adapter to the development
 // media server and reports how much the adapter's process grows (goal: RSS growth <= 100 MB; docs/decisions.md §9: audio is
-// never held whole in memory). The WAV is generated on the fly (src/upstream/dev-media/wav.ts), never written whole
+// never held whole in memory). The WAV is generated on the fly (dev/media-server/wav.ts), never written whole
 // into memory or to disk. The server runs in a child process, and each client run in a fresh one of its own, so the
 // figures are the sending side's alone and one run's retained memory does not hide the next one's growth.
 //
@@ -14,8 +14,8 @@ import { request } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { OpenAiTranscriptionProvider } from '../src/providers/openai.ts';
 import type { TranscriptionRequest } from '../src/providers/types.ts';
-import { startDevMediaServer } from '../src/upstream/dev-media-server.ts';
-import { wavSize, wavStream, type WavSpec } from '../src/upstream/dev-media/wav.ts';
+import { startDevMediaServer } from '../dev/media-server/server.ts';
+import { wavSize, wavStream, type WavSpec } from '../dev/media-server/wav.ts';
 
 const MiB = 1024 * 1024;
 

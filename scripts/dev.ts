@@ -82,7 +82,7 @@ async function main(): Promise<void> {
     SSRF_ALLOW_LOOPBACK: process.env.SSRF_ALLOW_LOOPBACK || 'true',
   };
 
-  const mediaServer = join(projectRoot, 'src', 'upstream', 'dev-media-server.ts');
+  const mediaServer = join(projectRoot, 'dev', 'media-server', 'server.ts');
   let mediaUrl: string | undefined;
   if ('external' in settings.media) {
     mediaUrl = settings.media.external;

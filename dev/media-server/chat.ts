@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { analyzeTranscript, type SpokenText } from '../../providers/ai-builtin.ts';
+import { analyzeTranscript, type SpokenText } from '../../src/providers/ai-builtin.ts';
 import { HttpError, readJsonObject, sendJson } from './http.ts';
 
 /** A transcript of several hours fits; more is refused (413). */

@@ -2,8 +2,8 @@
 // in `X-Upstream-Signature`, retried with backoff on a non-2xx answer or a network error.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { signUpstream } from '../../security/signatures.ts';
-import { UPSTREAM_SIGNATURE_HEADER, type RecordingReadyNotification } from '../protocol.ts';
+import { signUpstream } from '../../src/security/signatures.ts';
+import { UPSTREAM_SIGNATURE_HEADER, type RecordingReadyNotification } from '../../src/upstream/protocol.ts';
 
 export interface NotificationAttempt {
   recordingId: string;

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { UpstreamRecordingStatus } from '../media-provider.ts';
+import type { UpstreamRecordingStatus } from '../../src/upstream/media-provider.ts';
 import { HttpError } from './http.ts';
 
 /** Longest recording the server produces (a 24 h WAV stays well under the 4 GiB RIFF limit). */

@@ -4,21 +4,21 @@
 // OpenAI-compatible transcription endpoint that knows what was "said" in the recordings it generated, and an
 // OpenAI-compatible chat completions endpoint answering a deterministic summary and action items.
 //
-// Run alone: `node src/upstream/dev-media-server.ts` (environment in docs/media-provider.md).
+// Run alone: `node dev/media-server/server.ts` (environment in docs/media-provider.md).
 
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
-import type { RecordingReadyNotification, WireRecording } from './protocol.ts';
-import { HttpError, readJsonObject, sendError, sendJson } from './dev-media/http.ts';
-import { MediaUrlSigner } from './dev-media/media-url.ts';
-import { deliverNotification, notificationRequest, type NotificationAttempt } from './dev-media/notifier.ts';
-import { MAX_DURATION_SECONDS, RecordingBook, type DevRecording, type NewRecording } from './dev-media/recordings.ts';
-import { scriptedTranscript, type ScriptedTranscript } from './dev-media/script.ts';
-import { handleChatCompletion } from './dev-media/chat.ts';
-import { handleTranscription, type TranscriptionRequestLog } from './dev-media/transcriptions.ts';
-import { WAV_CONTENT_TYPE, wavSize, wavStream, type SampleRate, type WavSpec } from './dev-media/wav.ts';
+import type { RecordingReadyNotification, WireRecording } from '../../src/upstream/protocol.ts';
+import { HttpError, readJsonObject, sendError, sendJson } from './http.ts';
+import { MediaUrlSigner } from './media-url.ts';
+import { deliverNotification, notificationRequest, type NotificationAttempt } from './notifier.ts';
+import { MAX_DURATION_SECONDS, RecordingBook, type DevRecording, type NewRecording } from './recordings.ts';
+import { scriptedTranscript, type ScriptedTranscript } from './script.ts';
+import { handleChatCompletion } from './chat.ts';
+import { handleTranscription, type TranscriptionRequestLog } from './transcriptions.ts';
+import { WAV_CONTENT_TYPE, wavSize, wavStream, type SampleRate, type WavSpec } from './wav.ts';
 
 export interface DevMediaServerOptions {
   /** 0 (default) lets the OS pick a free port. */

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import busboy from 'busboy';
 import { HttpError, sendError, sendJson } from './http.ts';
 import { genericTranscript, scriptedTranscript, type ScriptedTranscript } from './script.ts';
-import { readWavHeader, type WavInfo } from '../../providers/wav-header.ts';
+import { readWavHeader, type WavInfo } from '../../src/providers/wav-header.ts';
 
 const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'diarized_json'] as const;
 type ResponseFormat = (typeof RESPONSE_FORMATS)[number];

@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { RECORDING_MARKER_PREFIX } from '../../providers/wav-header.ts';
+import { RECORDING_MARKER_PREFIX } from '../../src/providers/wav-header.ts';
 
 export type SampleRate = 8000 | 16000;
 

@@ -20,7 +20,7 @@ export interface DevSettings {
   postgres: { external: string } | { port: number; database: string; user: string; password: string };
   temporal: { external: string } | { port: number; uiPort: number };
   temporalNamespace: string;
-  /** The development media server (src/upstream/dev-media-server.ts) stands in for the media provider. */
+  /** The development media server (dev/media-server/server.ts) stands in for the media provider. */
   media: { external: string } | { port: number };
   s3:
     | { external: string }

@@ -1,6 +1,6 @@
 // Reads a WAV file's header from its first bytes: the format, where the samples start, and the INFO tags. Production
 // code (src/providers/audio.ts splits long PCM files for transcription providers) and the development media server
-// (src/upstream/dev-media/, which writes such files and recognises its own uploads) both read it, so it lives here,
+// (dev/media-server/, which writes such files and recognises its own uploads) both read it, so it lives here,
 // below both: production never imports development-only code (docs/architecture.md habit 16).
 
 /** The INFO/ICMT comment by which a file written by the development media server names its recording. */

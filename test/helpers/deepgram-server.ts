@@ -9,7 +9,7 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { genericTranscript, scriptedTranscript, type ScriptedTranscript } from '../../src/upstream/dev-media/script.ts';
+import { genericTranscript, scriptedTranscript, type ScriptedTranscript } from '../../dev/media-server/script.ts';
 import { readWavHeader } from '../../src/providers/wav-header.ts';
 
 export type DeepgramFailure =

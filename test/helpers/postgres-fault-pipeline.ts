@@ -25,7 +25,7 @@ import { clusterPids, startPostgres, type PostgresServer } from '../../scripts/s
 import { WebhookDeliverySchema } from '../../src/modules/deliveries/delivery.entity.ts';
 import { RecordingSchema } from '../../src/modules/recordings/recording.entity.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
-import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../dev/media-server/server.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
 import { createPipelineWorker, type PipelineWorker } from './pipeline-worker.ts';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { recordingIngestWorkflowId } from '../../workflows/shared.ts';
-import { startDevMediaServer, type DevMediaServer, type DevMediaServerOptions } from '../../src/upstream/dev-media-server.ts';
+import { startDevMediaServer, type DevMediaServer, type DevMediaServerOptions } from '../../dev/media-server/server.ts';
 import { createHttpServer } from '../../src/http/server.ts';
 import { createTemporalClient } from '../../src/temporal/client.ts';
 import { startedRun } from './handovers.ts';

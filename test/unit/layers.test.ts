@@ -26,7 +26,7 @@ test('a module may not import the Temporal adapters, not even a type', async () 
 
 test('production code may not import the development media server', async () => {
   expect(
-    await importRulesBroken('src/providers/audio.ts', "import { wavSize } from '../upstream/dev-media/wav.ts';\nexport const size = wavSize;\n"),
+    await importRulesBroken('src/providers/audio.ts', "import { wavSize } from '../../dev/media-server/wav.ts';\nexport const size = wavSize;\n"),
   ).toEqual([RESTRICTED]);
 }, 60_000);
 

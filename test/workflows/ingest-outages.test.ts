@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { v7 as uuidv7 } from 'uuid';
 import { RecordingSchema, type Recording } from '../../src/modules/recordings/recording.entity.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
-import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../dev/media-server/server.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
 import { recordingIngestWorkflowId, searchAttributesFor, type IngestRecordingInput } from '../../workflows/shared.ts';
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';

@@ -19,7 +19,7 @@ import { RecordingSchema } from '../../src/modules/recordings/recording.entity.t
 import { TranscriptSchema } from '../../src/modules/transcripts/transcript.entity.ts';
 import { createProviderRegistry } from '../../src/providers/registry.ts';
 import { recordingObjectKey } from '../../src/storage/keys.ts';
-import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../dev/media-server/server.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
 import { createPipelineWorker, type PipelineWorker } from '../helpers/pipeline-worker.ts';
 import type { PostMeetingOutcome } from '../../workflows/post-meeting.ts';

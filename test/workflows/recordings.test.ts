@@ -9,7 +9,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { LocalEventBus, type DomainEvent } from '../../src/events/domain-events.ts';
 import { RecordingSchema, type Recording } from '../../src/modules/recordings/recording.entity.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
-import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../dev/media-server/server.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
 import {
   recordingAutoStopWorkflowId,

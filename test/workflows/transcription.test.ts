@@ -15,7 +15,7 @@ import { TranscriptSchema } from '../../src/modules/transcripts/transcript.entit
 import { createProviderRegistry } from '../../src/providers/registry.ts';
 import { recordingObjectKey } from '../../src/storage/keys.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
-import { startDevMediaServer, type DevMediaServer } from '../../src/upstream/dev-media-server.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../dev/media-server/server.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
 import { createPipelineWorker, type PipelineWorker } from '../helpers/pipeline-worker.ts';
 import { postMeetingWorkflowId, transcriptionTaskQueue, transcriptionWorkflowId } from '../../workflows/shared.ts';

@@ -11,7 +11,7 @@ import { createDelivery } from '../../../src/modules/deliveries/delivery.service
 import { WebhookDeliverySchema } from '../../../src/modules/deliveries/delivery.entity.ts';
 import { PostMeetingResultSchema } from '../../../src/modules/post-meeting/post-meeting-result.entity.ts';
 import { RecordingSchema } from '../../../src/modules/recordings/recording.entity.ts';
-import { startDevMediaServer, type DevMediaServer } from '../../../src/upstream/dev-media-server.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../../dev/media-server/server.ts';
 import { createHttpUpstreamAdapter } from '../../../src/upstream/http-upstream-adapter.ts';
 import { WORKFLOWS_PATH } from '../../../src/worker.ts';
 import { emptyRoomWorkflowId, postMeetingWorkflowId, recordingIngestWorkflowId, webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';

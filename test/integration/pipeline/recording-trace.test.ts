@@ -14,7 +14,7 @@ import { scanHistories, listRunsUntil } from '../../helpers/history-scan.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../helpers/otlp-receiver.ts';
 import { spawnWorker, WEBHOOK_SECRET, type WorkerProcess } from '../../helpers/recording-stack.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
-import { startDevMediaServer, type DevMediaServer } from '../../../src/upstream/dev-media-server.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../../dev/media-server/server.ts';
 
 const ADMIN_KEY = 'test-admin-key-traces-0123456789';
 const SECRET = 'whsec_traces_0123456789abcdef0123456789';

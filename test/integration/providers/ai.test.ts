@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { ProvidersConfig } from '../../../src/config.ts';
 import { OpenAiCompatibleAnalyzer } from '../../../src/providers/ai-openai-compatible.ts';
 import { ProviderError } from '../../../src/providers/types.ts';
-import { startDevMediaServer, type DevMediaServer } from '../../../src/upstream/dev-media-server.ts';
-import { scriptedTranscript } from '../../../src/upstream/dev-media/script.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../../dev/media-server/server.ts';
+import { scriptedTranscript } from '../../../dev/media-server/script.ts';
 import { asOwnerTask } from '../../helpers/scripted-items.ts';
 
 let media: DevMediaServer;

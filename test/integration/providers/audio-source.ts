@@ -2,7 +2,7 @@
 // `open(range)`), recording every range opened so tests can check that splitting reads ranges, not the whole file.
 import { Readable } from 'node:stream';
 import type { TranscriptionRequest } from '../../../src/providers/types.ts';
-import type { DevMediaServer } from '../../../src/upstream/dev-media-server.ts';
+import type { DevMediaServer } from '../../../dev/media-server/server.ts';
 
 export interface BufferRequest extends TranscriptionRequest {
   opened: Array<{ start: number; end: number } | undefined>;

@@ -4,7 +4,7 @@
 import type { TranscriptionVendorConfig } from '../../../src/config.ts';
 import { DeepgramProvider } from '../../../src/providers/deepgram.ts';
 import { ProviderError } from '../../../src/providers/types.ts';
-import { startDevMediaServer, type DevMediaServer } from '../../../src/upstream/dev-media-server.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../../dev/media-server/server.ts';
 import { startDeepgramServer, type DeepgramServer } from '../../helpers/deepgram-server.ts';
 import { devRecording, requestFor } from './audio-source.ts';
 

@@ -7,7 +7,7 @@ import { createTestDatabase } from '../../harness/database.ts';
 import type { ServerMessage } from '../../../generated/asyncapi.ts';
 import { PgRoomBus, RESUME_MAX_EVENTS, type RoomAction } from '../../../src/realtime/pg-bus.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { startDevMediaServer, type DevMediaServer } from '../../../src/upstream/dev-media-server.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../../dev/media-server/server.ts';
 import { startApiProcess, type ApiProcess } from '../../helpers/api-process.ts';
 import { connectRaw, type RawSocket } from '../../helpers/raw-ws-client.ts';
 import { connect, connectRefused, type TestSocket } from '../../helpers/ws-client.ts';

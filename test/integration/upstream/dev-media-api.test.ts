@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devMediaOptionsFromEnv, startDevMediaServer, type DevMediaServer } from '../../../src/upstream/dev-media-server.ts';
+import { devMediaOptionsFromEnv, startDevMediaServer, type DevMediaServer } from '../../../dev/media-server/server.ts';
 
 const SECRET = 'api-test-secret';
 
@@ -94,8 +94,8 @@ describe('stand-alone run', () => {
     expect(() => devMediaOptionsFromEnv({ NODE_ENV: 'production' })).toThrow(/UPSTREAM_WEBHOOK_SECRET/);
   });
 
-  test('`node src/upstream/dev-media-server.ts` serves until SIGTERM', async () => {
-    const child = spawn(process.execPath, ['src/upstream/dev-media-server.ts'], {
+  test('`node dev/media-server/server.ts` serves until SIGTERM', async () => {
+    const child = spawn(process.execPath, ['dev/media-server/server.ts'], {
       env: { ...process.env, DEV_MEDIA_PORT: '0', UPSTREAM_WEBHOOK_SECRET: SECRET, NOTIFY_URL: 'http://127.0.0.1:9/x' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startDevMediaServer, type DevMediaServer } from '../../../src/upstream/dev-media-server.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../../dev/media-server/server.ts';
 
 const SECRET = 'notification-test-secret';
 

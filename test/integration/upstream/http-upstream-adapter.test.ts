@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpUpstreamAdapter } from '../../../src/upstream/http-upstream-adapter.ts';
 import { UpstreamError } from '../../../src/upstream/media-provider.ts';
-import { startDevMediaServer, type DevMediaServer } from '../../../src/upstream/dev-media-server.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../../dev/media-server/server.ts';
 
 const SECRET = 'adapter-test-secret';
 let media: DevMediaServer;

@@ -3,7 +3,7 @@
 // precision >= 90 %. The measured numbers are printed and asserted. The script says "Bob will send the slides by
 // Friday."; the analyser writes "Bob: send the slides by Friday" (asOwnerTask). Realistic meetings: analyser-corpus.test.ts.
 import { analyzeTranscript } from '../../../src/providers/ai-builtin.ts';
-import { scriptedTranscript } from '../../../src/upstream/dev-media/script.ts';
+import { scriptedTranscript } from '../../../dev/media-server/script.ts';
 import { asOwnerTask } from '../../helpers/scripted-items.ts';
 
 const MEETINGS = 40;
