@@ -21,14 +21,17 @@ import type { PostMeetingActivities } from '../src/activities/post-meeting.ts';
 import type { TranscriptionActivities } from '../src/activities/transcription.ts';
 import { TRANSCRIPTION_FAILURE, type PostMeetingTranscript } from './post-meeting-types.ts';
 import {
+  ANALYSIS_RETRY,
   databaseStep,
   DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS,
   searchAttributesFor,
   transcriptionTaskQueue,
   transcriptionWorkflowId,
+  TRANSCRIBE_RETRY,
   type PostMeetingInput,
+  type StepTimings,
 } from './shared.ts';
-import { TRANSCRIBE_ATTEMPT_SECONDS, TRANSCRIBE_RETRY, transcriptionWorkflow } from './transcription.ts';
+import { TRANSCRIBE_ATTEMPT_SECONDS, transcriptionWorkflow } from './transcription.ts';
 
 /**
  * Runs started from here on plan and create the transcript row in one step and transcribe in this run's own
@@ -40,13 +43,16 @@ export const INLINE_TRANSCRIPTION_PATCH = 'post-meeting-inline-transcription';
 // Database steps: they wait out the database (docs/decisions.md §15), however long it is away.
 const bookkeeping = proxyActivities<PostMeetingActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
 const transcriptBookkeeping = proxyActivities<TranscriptionActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
+/** The options a run's input.stepTimings (fault tests only) lays over the database steps'; none when absent (the defaults). */
+type StepOverrides = ReturnType<typeof databaseStep> | Record<string, never>;
+const stepOverrides = (timings: StepTimings | undefined): StepOverrides => (timings ? databaseStep([TRANSCRIPTION_FAILURE.transcriptGone], timings) : {});
 
 // The provider call, with the transcription workflow's policy (workflows/transcription.ts): heartbeats, transient
 // failures retried until the retry window ends, refusals at once.
 const provider = proxyActivities<TranscriptionActivities>({
   startToCloseTimeout: `${TRANSCRIBE_ATTEMPT_SECONDS} seconds`,
   heartbeatTimeout: '15 seconds',
-  retry: { ...TRANSCRIBE_RETRY, nonRetryableErrorTypes: [...TRANSCRIBE_RETRY.nonRetryableErrorTypes] },
+  retry: { ...TRANSCRIBE_RETRY, nonRetryableErrorTypes: Object.values(TRANSCRIPTION_FAILURE) },
 });
 
 /** One analyser attempt at most. */
@@ -57,12 +63,7 @@ const ANALYSIS_ATTEMPT_SECONDS = 10 * 60;
 // as failed and the others go on (docs/decisions.md §9). A refusal (401, 400) fails at once.
 const analysis = proxyActivities<PostMeetingActivities>({
   startToCloseTimeout: `${ANALYSIS_ATTEMPT_SECONDS} seconds`,
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '5 minutes',
-    nonRetryableErrorTypes: Object.values(TRANSCRIPTION_FAILURE),
-  },
+  retry: { ...ANALYSIS_RETRY, nonRetryableErrorTypes: Object.values(TRANSCRIPTION_FAILURE) },
 });
 
 export interface PostMeetingOutcome {
@@ -73,11 +74,12 @@ export interface PostMeetingOutcome {
   deliveryId: string | null;
 }
 
-export async function postMeetingWorkflow({ recordingId, run }: PostMeetingInput): Promise<PostMeetingOutcome> {
+export async function postMeetingWorkflow({ recordingId, run, stepTimings }: PostMeetingInput): Promise<PostMeetingOutcome> {
+  const steps = stepOverrides(stepTimings);
   // Run 1's inputs are exactly what they were before re-runs existed (replays of older histories stay identical).
   const rerun = run !== undefined && run > 1 ? { run } : {};
   const inline = patched(INLINE_TRANSCRIPTION_PATCH);
-  const plan = await bookkeeping.planPostMeeting.executeWithOptions({ summary: run && run > 1 ? `plan re-run ${run} from the tenant config` : 'plan from the tenant config' }, [
+  const plan = await bookkeeping.planPostMeeting.executeWithOptions({ ...steps, summary: run && run > 1 ? `plan re-run ${run} from the tenant config` : 'plan from the tenant config' }, [
     { recordingId, ...rerun, ...(inline ? { withTranscript: true } : {}) },
   ]);
   if (plan.alreadyCompleted) return { status: 'skipped', transcriptId: null, summarised: false, errors: 0, deliveryId: null };
@@ -88,12 +90,12 @@ export async function postMeetingWorkflow({ recordingId, run }: PostMeetingInput
   if (plan.transcribe) {
     const created: PostMeetingTranscript | null | undefined = inline
       ? plan.transcript
-      : await bookkeeping.createPostMeetingTranscript.executeWithOptions({ summary: 'create the transcript row' }, [{ recordingId }]);
+      : await bookkeeping.createPostMeetingTranscript.executeWithOptions({ ...steps, summary: 'create the transcript row' }, [{ recordingId }]);
     transcriptId = created?.transcriptId ?? null;
     // A re-run keeps a completed transcript (docs/decisions.md §9): nothing to transcribe again.
     if (transcriptId && !created?.completed) {
       try {
-        if (inline) await transcribe(transcriptId, retryWindowSeconds, created?.provider);
+        if (inline) await transcribe(transcriptId, retryWindowSeconds, created?.provider, steps);
         else {
           await executeChild(transcriptionWorkflow, {
             workflowId: transcriptionWorkflowId(transcriptId),
@@ -103,7 +105,7 @@ export async function postMeetingWorkflow({ recordingId, run }: PostMeetingInput
           });
         }
       } catch (err) {
-        await recordError({ recordingId, field: 'transcript', code: 'transcription_failed', message: failureMessage(err) });
+        await recordError({ recordingId, field: 'transcript', code: 'transcription_failed', message: failureMessage(err) }, steps);
       }
     }
   }
@@ -118,15 +120,15 @@ export async function postMeetingWorkflow({ recordingId, run }: PostMeetingInput
       ));
     } catch (err) {
       const message = failureMessage(err);
-      await recordError({ recordingId, field: 'summary', code: 'ai_processing_failed', message });
-      await recordError({ recordingId, field: 'action_items', code: 'ai_processing_failed', message });
+      await recordError({ recordingId, field: 'summary', code: 'ai_processing_failed', message }, steps);
+      await recordError({ recordingId, field: 'action_items', code: 'ai_processing_failed', message }, steps);
     }
   }
 
   // The delivery's workflow is started by the hand-over relay once this commits (src/handover/), not by this run. A
   // re-run's delivery is its own (one per recording and run, docs/decisions.md §9).
   const { errors, deliveryId } = await bookkeeping.completePostMeeting.executeWithOptions(
-    { summary: plan.deliver ? 'mark post-meeting completed, create and hand over its webhook delivery' : 'mark post-meeting completed' },
+    { ...steps, summary: plan.deliver ? 'mark post-meeting completed, create and hand over its webhook delivery' : 'mark post-meeting completed' },
     [{ recordingId, deliver: plan.deliver, ...rerun }],
   );
   return { status: 'completed', transcriptId, summarised, errors, deliveryId };
@@ -137,7 +139,7 @@ export async function postMeetingWorkflow({ recordingId, run }: PostMeetingInput
  * stored; on failure `failed` with the reason, rethrown for the errors[] entry. A vanished transcript ends the step.
  * The call runs on its provider's task queue, where the provider's concurrency limit makes it wait in Temporal.
  */
-async function transcribe(transcriptId: string, retryWindowSeconds: number, providerId: string | undefined): Promise<void> {
+async function transcribe(transcriptId: string, retryWindowSeconds: number, providerId: string | undefined, steps: StepOverrides): Promise<void> {
   try {
     // The window, plus one full attempt begun just before it ends (as in workflows/transcription.ts).
     await provider.transcribePostMeetingRecording.executeWithOptions(
@@ -151,13 +153,16 @@ async function transcribe(transcriptId: string, retryWindowSeconds: number, prov
   } catch (err) {
     // Gone: nothing to mark. Failed earlier: its stored reason stays.
     if (isFailureOfType(err, TRANSCRIPTION_FAILURE.transcriptGone) || isFailureOfType(err, TRANSCRIPTION_FAILURE.failedEarlier)) throw err;
-    await transcriptBookkeeping.markTranscriptFailed.executeWithOptions({ summary: 'mark transcript failed' }, [{ transcriptId, reason: failureMessage(err) }]);
+    await transcriptBookkeeping.markTranscriptFailed.executeWithOptions({ ...steps, summary: 'mark transcript failed' }, [{ transcriptId, reason: failureMessage(err) }]);
     throw err;
   }
 }
 
-async function recordError(entry: { recordingId: string; field: 'transcript' | 'summary' | 'action_items'; code: 'transcription_failed' | 'ai_processing_failed'; message: string }) {
+async function recordError(
+  entry: { recordingId: string; field: 'transcript' | 'summary' | 'action_items'; code: 'transcription_failed' | 'ai_processing_failed'; message: string },
+  steps: StepOverrides,
+) {
   const { recordingId, ...error } = entry;
   log.warn('post-meeting step failed', { recordingId, field: error.field, code: error.code });
-  await bookkeeping.recordPostMeetingErrors.executeWithOptions({ summary: `record ${error.code}` }, [{ recordingId, errors: [error] }]);
+  await bookkeeping.recordPostMeetingErrors.executeWithOptions({ ...steps, summary: `record ${error.code}` }, [{ recordingId, errors: [error] }]);
 }

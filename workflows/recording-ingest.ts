@@ -16,16 +16,20 @@ import { recordingRetentionWorkflow } from './recording-retention.ts';
 import {
   databaseStep,
   formatWindow,
+  INGEST_TRANSFER_RETRY,
   NON_RETRYABLE,
   postMeetingWorkflowId,
   recordingRetentionWorkflowId,
   searchAttributesFor,
   type IngestRecordingInput,
+  type StepTimings,
 } from './shared.ts';
 import { failureMessage, isFailureOfType } from './failures.ts';
 
 // Database steps: they wait out the database (docs/decisions.md §15), however long it is away.
-const bookkeeping = (summary: string) => proxyActivities<RecordingActivities>({ summary, ...databaseStep([NON_RETRYABLE.recordingGone]) });
+// The input's stepTimings (fault tests only) shorten them; absent, the defaults (workflows/shared.ts StepTimings).
+const bookkeeping = (summary: string, timings?: StepTimings) =>
+  proxyActivities<RecordingActivities>({ summary, ...databaseStep([NON_RETRYABLE.recordingGone], timings) });
 
 /** One transfer attempt at most (a 20 GiB file on a slow link). */
 const TRANSFER_ATTEMPT_SECONDS = 4 * 3600;
@@ -41,12 +45,7 @@ const transfer = proxyActivities<RecordingActivities>({
   summary: 'download from upstream, store in S3',
   startToCloseTimeout: `${TRANSFER_ATTEMPT_SECONDS} seconds`,
   heartbeatTimeout: '15 seconds',
-  retry: {
-    initialInterval: '5 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '10 minutes',
-    nonRetryableErrorTypes: [NON_RETRYABLE.recordingGone, NON_RETRYABLE.permanentIngestFailure],
-  },
+  retry: { ...INGEST_TRANSFER_RETRY, nonRetryableErrorTypes: [NON_RETRYABLE.recordingGone, NON_RETRYABLE.permanentIngestFailure] },
 });
 
 export async function recordingIngestWorkflow(input: IngestRecordingInput): Promise<{ status: 'ready'; sizeBytes: number }> {
@@ -57,7 +56,7 @@ export async function recordingIngestWorkflow(input: IngestRecordingInput): Prom
       { recordingId, retryWindowSeconds },
     ]);
     const { durationSeconds, ...file } = stored;
-    const ready = await bookkeeping('mark the recording ready').markRecordingReady({ recordingId, stored: file, durationSeconds });
+    const ready = await bookkeeping('mark the recording ready', input.stepTimings).markRecordingReady({ recordingId, stored: file, durationSeconds });
     if (patched(CHILDREN_TOGETHER_PATCH)) {
       await Promise.all([startRetention(input, ready.purgeAt), startPostMeeting(input)]);
     } else {
@@ -68,7 +67,7 @@ export async function recordingIngestWorkflow(input: IngestRecordingInput): Prom
   } catch (err) {
     if (isFailureOfType(err, NON_RETRYABLE.recordingGone)) throw err;
     const reason = failureReason(err, input.retryWindowSeconds);
-    await bookkeeping('mark the recording failed').markRecordingFailed({ recordingId, reason });
+    await bookkeeping('mark the recording failed', input.stepTimings).markRecordingFailed({ recordingId, reason });
     // Fail the run too, so the operator sees it red in the Temporal UI (and a later notification may start a new one).
     throw ApplicationFailure.nonRetryable(`ingestion of recording ${recordingId} failed: ${reason}`, 'IngestionFailed');
   }
@@ -130,11 +129,11 @@ function innermost(err: unknown): string {
  * Post-meeting processing (docs/decisions.md §9) runs on its own (abandoned by this run), one per recording: a repeat start
  * (an ingestion replayed after Recover) finds the first run and is ignored.
  */
-async function startPostMeeting({ recordingId, tenantId, roomId }: IngestRecordingInput): Promise<void> {
+async function startPostMeeting({ recordingId, tenantId, roomId, stepTimings }: IngestRecordingInput): Promise<void> {
   try {
     await startChild('postMeetingWorkflow', {
       workflowId: postMeetingWorkflowId(recordingId),
-      args: [{ recordingId }],
+      args: [{ recordingId, ...(stepTimings ? { stepTimings } : {}) }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       typedSearchAttributes: searchAttributesFor({ tenantId, roomId, recordingId }),
       staticSummary: `post-meeting processing of recording ${recordingId}: transcribe, summarise, deliver`,

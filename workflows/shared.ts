@@ -85,6 +85,8 @@ export interface PostMeetingInput {
   recordingId: string;
   /** Absent (or 1) for the run ingestion starts; n ≥ 2 for a re-run (docs/decisions.md §9 "Outages and re-runs"). */
   run?: number;
+  /** Shorter database-step timings (fault tests only; StepTimings). Absent: the defaults. */
+  stepTimings?: StepTimings;
 }
 
 export interface TranscriptionInput {
@@ -143,6 +145,8 @@ export interface IngestRecordingInput {
   upstreamRecordingId: string;
   /** How long transient upstream/storage failures are retried (INGEST_RETRY_WINDOW, docs/decisions.md §7), in seconds. */
   retryWindowSeconds: number;
+  /** Shorter database-step timings (fault tests only; StepTimings), passed on to the post-meeting child. Absent: the defaults. */
+  stepTimings?: StepTimings;
 }
 
 /** A retry window as people read it in a failure reason: "24 h", "90 min", "45 s". */
@@ -206,8 +210,28 @@ export const DATABASE_STEP_RETRY = {
   maximumInterval: '30 seconds',
 } as const;
 
+/**
+ * Shorter timings for a run's database steps than DATABASE_STEP_RETRY and its 30 s attempt bound, carried in the run's
+ * input (IngestRecordingInput.stepTimings, PostMeetingInput.stepTimings) so that a replay builds the same commands.
+ * No production start sets them: every run then gets the defaults, the commands exactly as before the field existed.
+ * The fault tests set them so that an outage of eleven attempts takes seconds, on the real server (docs/decisions.md §15).
+ */
+export interface StepTimings {
+  /** The first retry's delay, in ms (default 1 s); each next one doubles. */
+  initialIntervalMs: number;
+  /** The cap of the delays, in ms (default 30 s). */
+  maximumIntervalMs: number;
+  /** One attempt at most, in ms (default 30 s): a paused database is noticed after this long. */
+  attemptTimeoutMs: number;
+}
+
 /** The activity options of a database step: each attempt bounded, the attempts not (DATABASE_STEP_RETRY). */
-export function databaseStep(nonRetryableErrorTypes: string[] = []) {
+export function databaseStep(nonRetryableErrorTypes: string[] = [], timings?: StepTimings) {
+  if (timings) {
+    const { initialIntervalMs, maximumIntervalMs, attemptTimeoutMs } = timings;
+    const retry = { ...DATABASE_STEP_RETRY, initialInterval: initialIntervalMs, maximumInterval: maximumIntervalMs, nonRetryableErrorTypes };
+    return { startToCloseTimeout: attemptTimeoutMs, retry } as const;
+  }
   return { startToCloseTimeout: '30 seconds', retry: { ...DATABASE_STEP_RETRY, nonRetryableErrorTypes } } as const;
 }
 
@@ -217,3 +241,22 @@ export function databaseStep(nonRetryableErrorTypes: string[] = []) {
  * The workflow sets each step's timeouts and adds the non-retryable types it expects.
  */
 export const OUTSIDE_SERVICE_STEP_RETRY = { ...DATABASE_STEP_RETRY, maximumInterval: '1 minute' } as const;
+
+/**
+ * Retry policy of ingestion's transfer (download from the provider, stream into S3; workflows/recording-ingest.ts):
+ * 5 s doubling, capped at 10 min, no attempt limit; INGEST_RETRY_WINDOW ends it (the activity makes a failure after the
+ * window permanent, docs/decisions.md §7). The workflow adds the non-retryable types.
+ */
+export const INGEST_TRANSFER_RETRY = { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' } as const;
+
+/**
+ * Retry policy of the transcription provider's call (workflows/transcription.ts, and post-meeting's own transcription):
+ * 10 s doubling, capped at 5 min, until POST_MEETING_RETRY_WINDOW has passed (docs/decisions.md §9).
+ */
+export const TRANSCRIBE_RETRY = { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' } as const;
+
+/**
+ * Retry policy of the AI analyser's call (workflows/post-meeting.ts): 2 s doubling, capped at 5 min, until
+ * POST_MEETING_RETRY_WINDOW has passed (docs/decisions.md §9).
+ */
+export const ANALYSIS_RETRY = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' } as const;

@@ -4,33 +4,24 @@
 import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { TranscriptionActivities } from '../src/activities/transcription.ts';
 import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
-import { databaseStep, DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS, transcriptionTaskQueue, type TranscriptionInput } from './shared.ts';
+import { databaseStep, DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS, TRANSCRIBE_RETRY, transcriptionTaskQueue, type TranscriptionInput } from './shared.ts';
 import { failureMessage, isFailureOfType } from './failures.ts';
 
 // Database updates: they wait out the database (docs/decisions.md §15).
 const bookkeeping = proxyActivities<TranscriptionActivities>(databaseStep([TRANSCRIPTION_FAILURE.transcriptGone]));
 
-/**
- * The provider call. It heartbeats as bytes are sent and while the provider works, so a dead worker is noticed within
- * the heartbeat timeout and the transcription starts over elsewhere. Transient provider failures (429, 5xx, timeouts,
- * connection errors) retry with backoff 10 s doubling, capped at 5 min, until POST_MEETING_RETRY_WINDOW (30 min by
- * default) has passed: the activity then makes its failure permanent (docs/decisions.md §9). A refusal (401/403, other 4xx,
- * an unusable answer) fails at once.
- */
-export const TRANSCRIBE_RETRY = {
-  initialInterval: '10 seconds',
-  backoffCoefficient: 2,
-  maximumInterval: '5 minutes',
-  nonRetryableErrorTypes: Object.values(TRANSCRIPTION_FAILURE),
-} as const;
-
 /** One attempt at most: a long recording sent in parts to a slow self-hosted server. */
 export const TRANSCRIBE_ATTEMPT_SECONDS = 2 * 3600;
 
+// The provider call. It heartbeats as bytes are sent and while the provider works, so a dead worker is noticed within
+// the heartbeat timeout and the transcription starts over elsewhere. Transient provider failures (429, 5xx, timeouts,
+// connection errors) retry per TRANSCRIBE_RETRY (workflows/shared.ts) until POST_MEETING_RETRY_WINDOW (30 min by
+// default) has passed: the activity then makes its failure permanent (docs/decisions.md §9). A refusal (401/403, other
+// 4xx, an unusable answer) fails at once.
 const provider = proxyActivities<TranscriptionActivities>({
   startToCloseTimeout: `${TRANSCRIBE_ATTEMPT_SECONDS} seconds`,
   heartbeatTimeout: '15 seconds',
-  retry: { ...TRANSCRIBE_RETRY, nonRetryableErrorTypes: [...TRANSCRIBE_RETRY.nonRetryableErrorTypes] },
+  retry: { ...TRANSCRIBE_RETRY, nonRetryableErrorTypes: Object.values(TRANSCRIPTION_FAILURE) },
 });
 
 export interface TranscriptionOutcome {

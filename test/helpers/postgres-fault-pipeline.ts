@@ -50,6 +50,13 @@ export function definePostgresFaultPipelineTest(fault: PostgresFault): void {
   /** Paused: attempts timed out (superseded) while still running in the worker, before the database comes back. */
   const SUPERSEDED_ATTEMPTS = 2;
   const WEBHOOK_SECRET = 'whsec_postgres_outage_0123456789abcdef';
+  /**
+   * The database steps' timings of this test's runs (workflows/shared.ts StepTimings, carried in the input): the
+   * production policy's shape (doubling, capped, no attempt limit) at a smaller scale, so the eleven attempts of the
+   * stopped variant take about 8 s instead of 3 minutes and a paused step is timed out after 5 s instead of 30 s.
+   * What is asserted does not change: the steps outlast the attempts, then every webhook arrives once.
+   */
+  const STEP_TIMINGS = { initialIntervalMs: 200, maximumIntervalMs: 1000, attemptTimeoutMs: 5000 };
 
   let dir: string;
   let password: string;
@@ -249,11 +256,11 @@ export function definePostgresFaultPipelineTest(fault: PostgresFault): void {
     const outage = new Promise<void>((resolve) => (stoppedNow = resolve));
     void outage.then(begin);
     stopAfterUpload = true;
-    const postMeetingY = await client.workflow.start('postMeetingWorkflow', { taskQueue, workflowId: postMeetingWorkflowId(y.id), args: [{ recordingId: y.id }] });
+    const postMeetingY = await client.workflow.start('postMeetingWorkflow', { taskQueue, workflowId: postMeetingWorkflowId(y.id), args: [{ recordingId: y.id, stepTimings: STEP_TIMINGS }] });
     const ingestion = await client.workflow.start('recordingIngestWorkflow', {
       taskQueue,
       workflowId: recordingIngestWorkflowId(x.id),
-      args: [{ recordingId: x.id, tenantId: tenant.id, roomId: room.id, upstreamRecordingId: started.upstreamRecordingId, retryWindowSeconds: 86_400 }],
+      args: [{ recordingId: x.id, tenantId: tenant.id, roomId: room.id, upstreamRecordingId: started.upstreamRecordingId, retryWindowSeconds: 86_400, stepTimings: STEP_TIMINGS }],
     });
     const ingested = ingestion.result();
     const completedY = postMeetingY.result();
