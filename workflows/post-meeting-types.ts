@@ -1,19 +1,5 @@
 // What the transcription and post-meeting workflows and their activities (src/activities/transcription.ts,
-// src/activities/post-meeting.ts) agree on. Plain types and constants only: workflow code imports it at runtime.
-
-/** Error types the transcription and post-meeting activities throw when no retry can help. */
-export const TRANSCRIPTION_FAILURE = {
-  /** The transcript row is gone (its room, recording or tenant was deleted). */
-  transcriptGone: 'TranscriptGone',
-  /** The recording's file is not stored (purged, failed) or cannot be read. */
-  recordingUnavailable: 'RecordingUnavailable',
-  /** The provider refused for good: 401/403 bad key, another 4xx, an unusable answer, an unconfigured provider. */
-  providerRejected: 'ProviderRejected',
-  /** Transient failures went on past POST_MEETING_RETRY_WINDOW (docs/decisions.md §9): the step is recorded as failed. */
-  retryWindowEnded: 'RetryWindowEnded',
-  /** The post-meeting transcript had failed before this run; its stored reason stays. */
-  failedEarlier: 'TranscriptionFailed',
-} as const;
+// src/activities/post-meeting.ts) agree on: plain types (the failure types they share are in workflows/failure-types.ts).
 
 /** What the plan step decided from the tenant's config (docs/decisions.md §9). */
 export interface PostMeetingPlan {

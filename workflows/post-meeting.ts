@@ -19,7 +19,8 @@ import {
 import { failureMessage, isFailureOfType } from './failures.ts';
 import type { PostMeetingActivities } from '../src/activities/post-meeting.ts';
 import type { TranscriptionActivities } from '../src/activities/transcription.ts';
-import { TRANSCRIPTION_FAILURE, type PostMeetingTranscript } from './post-meeting-types.ts';
+import { TRANSCRIPTION_FAILURE } from './failure-types.ts';
+import type { PostMeetingTranscript } from './post-meeting-types.ts';
 import {
   ANALYSIS_RETRY,
   databaseStep,

@@ -17,13 +17,13 @@ import {
   databaseStep,
   formatWindow,
   INGEST_TRANSFER_RETRY,
-  NON_RETRYABLE,
   postMeetingWorkflowId,
   recordingRetentionWorkflowId,
   searchAttributesFor,
   type IngestRecordingInput,
   type StepTimings,
 } from './shared.ts';
+import { NON_RETRYABLE, RUN_FAILURE } from './failure-types.ts';
 import { failureMessage, isFailureOfType } from './failures.ts';
 
 // Database steps: they wait out the database (docs/decisions.md §15), however long it is away.
@@ -69,7 +69,7 @@ export async function recordingIngestWorkflow(input: IngestRecordingInput): Prom
     const reason = failureReason(err, input.retryWindowSeconds);
     await bookkeeping('mark the recording failed', input.stepTimings).markRecordingFailed({ recordingId, reason });
     // Fail the run too, so the operator sees it red in the Temporal UI (and a later notification may start a new one).
-    throw ApplicationFailure.nonRetryable(`ingestion of recording ${recordingId} failed: ${reason}`, 'IngestionFailed');
+    throw ApplicationFailure.nonRetryable(`ingestion of recording ${recordingId} failed: ${reason}`, RUN_FAILURE.ingestionFailed);
   }
 }
 

@@ -184,21 +184,6 @@ export function roomLabel(room: { id: string; name?: string | null }): string {
   return chars.length > 0 ? `"${chars.length > 60 ? `${chars.slice(0, 59).join('')}…` : chars.join('')}"` : room.id;
 }
 
-/** Error types activities throw that retrying cannot fix. */
-export const NON_RETRYABLE = {
-  /** The recording row is gone (room or tenant deleted). */
-  recordingGone: 'RecordingGone',
-  /** The temporary URL is expired or refused (4xx): a fresh one from the provider may work. */
-  sourceRefused: 'SourceRefused',
-  /** The provider says the recording failed or does not exist. */
-  providerGaveUp: 'ProviderGaveUp',
-  /**
-   * Retrying cannot help (docs/decisions.md §7): the provider or the link answers 404/410 (or another 4xx but 408/429), the
-   * file is not audio/video, or it is over the size limit. The recording fails at once with this reason.
-   */
-  permanentIngestFailure: 'PermanentIngestFailure',
-} as const;
-
 /**
  * Retry policy of activities that only touch the database (docs/decisions.md §15): they wait out the database, however long it
  * is away (no attempt limit; 1 s, 2 s, 4 s … capped at 30 s), so a PostgreSQL outage of hours delays a pipeline and

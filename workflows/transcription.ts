@@ -3,7 +3,7 @@
 // The id is transcription-<transcriptId> (workflows/shared.ts); started by Queue Transcription and by post-meeting.
 import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { TranscriptionActivities } from '../src/activities/transcription.ts';
-import { TRANSCRIPTION_FAILURE } from './post-meeting-types.ts';
+import { RUN_FAILURE, TRANSCRIPTION_FAILURE } from './failure-types.ts';
 import { databaseStep, DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS, TRANSCRIBE_RETRY, transcriptionTaskQueue, type TranscriptionInput } from './shared.ts';
 import { failureMessage, isFailureOfType } from './failures.ts';
 
@@ -43,7 +43,7 @@ export async function transcriptionWorkflow({ transcriptId }: TranscriptionInput
   const { status } = marked;
   const retryWindowSeconds = marked.retryWindowSeconds ?? DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS;
   if (status === 'failed') {
-    throw ApplicationFailure.nonRetryable(`transcript ${transcriptId} failed earlier`, 'TranscriptionFailed');
+    throw ApplicationFailure.nonRetryable(`transcript ${transcriptId} failed earlier`, RUN_FAILURE.transcriptionFailed);
   }
   try {
     const onProviderQueue = marked.provider && patched(PROVIDER_QUEUE_PATCH);
@@ -63,6 +63,6 @@ export async function transcriptionWorkflow({ transcriptId }: TranscriptionInput
     const reason = failureMessage(err);
     await bookkeeping.markTranscriptFailed.executeWithOptions({ summary: 'mark transcript failed' }, [{ transcriptId, reason }]);
     // The run fails too, so the operator sees it red in the Temporal UI and a parent (post-meeting) sees why.
-    throw ApplicationFailure.nonRetryable(`transcription ${transcriptId} failed: ${reason}`, 'TranscriptionFailed');
+    throw ApplicationFailure.nonRetryable(`transcription ${transcriptId} failed: ${reason}`, RUN_FAILURE.transcriptionFailed);
   }
 }

@@ -3,6 +3,7 @@
 // ids and numbers only: the activity resolves the URL and the secret and builds the payload (docs/decisions.md §13).
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../src/activities/deliveries.ts';
+import { DELIVERY_FAILURE } from './failure-types.ts';
 import { OUTSIDE_SERVICE_STEP_RETRY, type WebhookDeliveryInput } from './shared.ts';
 
 export interface WebhookDeliveryWorkflowInput extends WebhookDeliveryInput {
@@ -26,7 +27,7 @@ export interface WebhookDeliveryResult {
 const deliveries = proxyActivities<DeliveryActivities>({
   startToCloseTimeout: '3 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { ...OUTSIDE_SERVICE_STEP_RETRY, nonRetryableErrorTypes: ['DeliveryGone'] },
+  retry: { ...OUTSIDE_SERVICE_STEP_RETRY, nonRetryableErrorTypes: [DELIVERY_FAILURE.deliveryGone] },
 });
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryWorkflowInput): Promise<WebhookDeliveryResult> {

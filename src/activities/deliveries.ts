@@ -19,6 +19,7 @@ import {
 import type { WebhookSettings } from '../modules/deliveries/webhook-settings.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
+import { DELIVERY_FAILURE } from '../../workflows/failure-types.ts';
 import { withSafeFailures } from './safe-failure.ts';
 
 export { webhookSettings, type WebhookSettings } from '../modules/deliveries/webhook-settings.ts';
@@ -52,7 +53,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       const begun = performance.now();
       const em = orm.em.fork();
       const prepared = await prepareAttempt(em, deps, input).catch((err: unknown) => {
-        throw err instanceof DeliveryGone ? ApplicationFailure.nonRetryable(err.message, 'DeliveryGone') : err;
+        throw err instanceof DeliveryGone ? ApplicationFailure.nonRetryable(err.message, DELIVERY_FAILURE.deliveryGone) : err;
       });
       if (prepared.kind === 'answered') return prepared.reply;
       // The server's clock (skipped time on the time-skipping server): when this attempt was scheduled to run.

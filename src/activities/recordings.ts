@@ -18,7 +18,7 @@ import type { SecretBox } from '../security/secret-box.ts';
 import type { SsrfPolicy } from '../security/ssrf-guard.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import type { MediaProvider } from '../upstream/media-provider.ts';
-import { NON_RETRYABLE } from '../../workflows/shared.ts';
+import { NON_RETRYABLE } from '../../workflows/failure-types.ts';
 import { failureWithinWindow } from './retry-window.ts';
 import { permanentFailures, withSafeFailures } from './safe-failure.ts';
 

@@ -21,7 +21,7 @@ import {
 } from '../modules/transcripts/transcription.ts';
 import type { Transcript } from '../modules/transcripts/transcript.entity.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
-import { TRANSCRIPTION_FAILURE } from '../../workflows/post-meeting-types.ts';
+import { TRANSCRIPTION_FAILURE } from '../../workflows/failure-types.ts';
 import { failureWithinWindow } from './retry-window.ts';
 import { permanentFailures, withSafeFailures, type PermanentFailure } from './safe-failure.ts';
 
