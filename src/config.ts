@@ -48,8 +48,6 @@ export interface Config {
    * (docs/decisions.md §15). The common path does not wait for it: a committing request or activity wakes the relay at once.
    */
   handoverPollMs: number;
-  /** Test-only fault injection: `exit-after-commit` makes the process exit right after a hand-over commits, before it is relayed. */
-  handoverFault: 'exit-after-commit' | undefined;
   /**
    * How long the transcription and AI steps of post-meeting processing retry transient provider failures (5xx, 429,
    * timeouts, connection errors) before the step is recorded as failed, seconds (docs/decisions.md §9; backoff capped at 5 min).
@@ -195,8 +193,6 @@ export function loadConfig(env: Env = process.env): Config {
     ssrfAllowLoopback: read.allowLoopback('SSRF_ALLOW_LOOPBACK', production),
     ingestRetryWindowSeconds: read.duration('INGEST_RETRY_WINDOW', 24 * 3600, 60, 30 * 24 * 3600),
     handoverPollMs: read.integer('HANDOVER_POLL_MS', 2000, 50, 60_000),
-    // Never honoured in production: a crash on purpose is for the fault tests only.
-    handoverFault: production ? undefined : (read.oneOf('HANDOVER_FAULT', ['none', 'exit-after-commit'], 'none') === 'exit-after-commit' ? 'exit-after-commit' : undefined),
     postMeetingRetryWindowSeconds: read.duration('POST_MEETING_RETRY_WINDOW', 30 * 60, 10, 7 * 24 * 3600),
     wsOriginPatterns: read.list('WS_ORIGIN_PATTERNS', ['http://localhost:*', 'http://127.0.0.1:*', 'https://localhost:*', 'https://127.0.0.1:*']),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),

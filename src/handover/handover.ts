@@ -7,6 +7,7 @@
 // a best-effort signal-with-start that may start the room's timer if its recorded start has not run yet; the room's
 // own start is the hand-over recorded with it, and the timer re-reads the database before it ends a room.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { channel } from 'node:diagnostics_channel';
 import type { WorkflowSubject } from '../../workflows/shared.ts';
 import { currentTraceCarrier } from '../tracing/spans.ts';
 
@@ -33,9 +34,14 @@ export interface HandoverStart {
 
 export interface HandoverOptions {
   taskQueue: string;
-  /** Test-only (HANDOVER_FAULT): exit the process right after a hand-over commits, before it is relayed. */
-  fault?: 'exit-after-commit';
 }
+
+/**
+ * Published (synchronously) each time a transaction that recorded hand-overs has committed, before the relay is woken:
+ * a point where tools outside the product may look in. Nothing in the product subscribes; the fault test of
+ * docs/decisions.md §15 does, through dev/faults/exit-after-handover-commit.ts, to kill the process right there.
+ */
+const handoverCommitted = channel('convene:handover:committed');
 
 /** Records hand-overs and wakes this process's relay once they have committed. */
 export class Handovers {
@@ -79,9 +85,7 @@ export class Handovers {
 
   /** A transaction that recorded hand-overs has committed (callers that run their own transaction call this). */
   committed(): void {
-    // docs/decisions.md §15's fault test: the process dies between commit and start; the relay of another process (or this
-    // one restarted) must still start what was recorded.
-    if (this.#options.fault === 'exit-after-commit') process.exit(86);
+    if (handoverCommitted.hasSubscribers) handoverCommitted.publish(undefined);
     this.#wake();
   }
 }

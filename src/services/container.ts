@@ -83,7 +83,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
   const emptyRoomTimer = new TemporalEmptyRoomTimer({ client: temporal.client, taskQueue, logger });
   const events = new RealtimeEventPublisher({ bus: roomBus, logger });
   const orchestrator = new TemporalRecordingOrchestrator(temporal.client);
-  const handovers = new Handovers({ taskQueue, ...(config.handoverFault ? { fault: config.handoverFault } : {}) });
+  const handovers = new Handovers({ taskQueue });
   const providers = createProviderRegistry(config);
   // Every process relays what any process recorded: a process that died between commit and start loses nothing.
   const relay = new HandoverRelay({ orm, client: temporal.client, handovers, logger, pollMs: config.handoverPollMs });

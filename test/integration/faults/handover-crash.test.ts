@@ -1,5 +1,5 @@
 // Fault test (docs/decisions.md §15): a process dies between the commit of a change and the start of the workflow
-// it implies. A real API process runs with the fault-injection point HANDOVER_FAULT=exit-after-commit: it exits right
+// it implies. A real API process runs with the fault dev/faults/exit-after-handover-commit.ts loaded first: it exits right
 // after creating a room commits, before its relay has started the room's empty-room timer (the client never gets an
 // answer). Nothing is lost: the room is stored with its recorded hand-over, and the next API process's relay starts
 // the timer, once.
@@ -31,7 +31,8 @@ afterAll(async () => {
 
 test('killed between commit and start: the room is stored and its timer is started by the next process, once', async () => {
   const env = { ADMIN_API_KEY: ADMIN_KEY, TEMPORAL_TASK_QUEUE: TASK_QUEUE };
-  const doomed = await startApiProcess(db.url, { ...env, HANDOVER_FAULT: 'exit-after-commit' }, 'doomed API process');
+  const fault = `--import=./dev/faults/exit-after-handover-commit.ts`; // resolved from the process's folder, the project root
+  const doomed = await startApiProcess(db.url, { ...env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${fault}`.trim() }, 'doomed API process');
   apis.push(doomed);
   const tenant = (await doomed.call('POST', '/api/v1/tenants', { 'X-Admin-Key': ADMIN_KEY }, { name: 'Crash' })).body.data;
   const answered = await doomed.call('POST', '/api/v1/rooms', { 'X-API-Key': tenant.api_key }, { name: 'never answered' }).then(
