@@ -14,7 +14,7 @@ export interface Config {
   port: number;
   publicBaseUrl: string;
   logLevel: string;
-  /** Unset: start an embedded PostgreSQL with its data in `.data/postgres`. */
+  /** Required (src/main.ts says so when it is unset); `npm run dev` and `node dev/main.ts` set it in development. */
   databaseUrl: string | undefined;
   temporal: { address: string; namespace: string; taskQueue: string };
   /** The worker's Temporal options (src/worker.ts); docs/scaling.md says where to start from. */

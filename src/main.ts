@@ -27,8 +27,8 @@ async function main(role: string | undefined): Promise<void> {
   // Before any connection or server: OTLP/HTTP export only when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/decisions.md §12).
   const tracing = role === 'api' || role === 'worker' ? await startTracing(role === 'api' ? 'convene-api' : 'convene-worker', config.tracing) : undefined;
   const logger = createLogger(config.logLevel);
-  const { url: databaseUrl, stop: stopDatabase } = await resolveDatabase(config, logger);
-  const stops: Stop[] = [stopDatabase];
+  const databaseUrl = requireDatabaseUrl(config);
+  const stops: Stop[] = [];
   if (tracing) stops.push(() => tracing.shutdown()); // last: the spans of the shutdown itself are exported too
   onShutdown(logger, stops);
 
@@ -40,7 +40,6 @@ async function main(role: string | undefined): Promise<void> {
     const unknown = options.find((o) => !known.includes(o));
     if (unknown) throw new ConfigError(`Unknown option "${unknown}" for ${role}${known.length ? ` (known: ${known.join(', ')})` : ''}`);
     const ok = await runOperatorCommand(role, options, config, logger, databaseUrl);
-    await stopDatabase();
     process.exit(ok ? 0 : 1);
   } else throw new Error(`Unknown role "${role ?? ''}": use "api", "worker", "rotate-signing-key" or "reseal-secrets"`);
 }
@@ -106,21 +105,14 @@ async function runApi(config: Config, logger: Logger, databaseUrl: string): Prom
   return [stopServer, () => services.close()];
 }
 
-/** DATABASE_URL, or else an embedded PostgreSQL with its data in .data/postgres (development only). */
-async function resolveDatabase(config: Config, logger: Logger): Promise<{ url: string; stop: Stop }> {
-  if (config.databaseUrl) return { url: config.databaseUrl, stop: async () => {} };
+/**
+ * DATABASE_URL, which the product requires. In development `npm run dev` sets it, and `node dev/main.ts <role>` starts
+ * an embedded PostgreSQL when it is unset (the product never loads that launcher: docs/architecture.md habit 16).
+ */
+function requireDatabaseUrl(config: Config): string {
+  if (config.databaseUrl) return config.databaseUrl;
   if (config.nodeEnv === 'production') throw new ConfigError('Invalid DATABASE_URL: required in production');
-  // The same cluster, port and credentials `npm run dev` uses, so both see the same data. The launcher lives with the
-  // dev stack (scripts/), which a production build does not ship: there DATABASE_URL is required.
-  const launcher = '../scripts/stack/postgres.ts';
-  const { startPostgres } = (await import(launcher).catch(() => {
-    throw new ConfigError('Invalid DATABASE_URL: unset, and the embedded PostgreSQL launcher (scripts/) is not available here');
-  })) as typeof import('../scripts/stack/postgres.ts');
-  const port = Number(process.env.DEV_POSTGRES_PORT ?? 54329);
-  const server = await startPostgres({ dataDir: '.data/postgres', port, user: 'postgres', password: 'postgres' });
-  await server.createDatabase('convene');
-  logger.info({ port }, 'DATABASE_URL unset: started embedded PostgreSQL (data in .data/postgres)');
-  return { url: server.url('convene'), stop: () => server.stop() };
+  throw new ConfigError('Invalid DATABASE_URL: required (`npm run dev` sets it; `node dev/main.ts <role>` starts an embedded PostgreSQL when it is unset)');
 }
 
 /** Ctrl-C / SIGTERM: stop taking work, drain, close connections, in order. A second signal exits at once. */
