@@ -5,6 +5,12 @@
 // Sections are read from the documents themselves: `## N. Title` (and `### N.M Title`) headings of docs/decisions.md,
 // and the `N. **…**` items under "## Habits" in docs/architecture.md. Older forms that name files outside the
 // repository are refused with the form to use instead (`scripts/rewrite-citations.ts` rewrites them mechanically).
+// So is any "issue N" (`issue N`, `Issue #N`, `issues N`, wrapped onto the next comment line too): the repository holds
+// no issue tracker, so a reader cannot follow it; say the reason where it is needed, or cite the decision. A link into
+// another project's tracker (`https://github.com/owner/repo/issues/123`) leads somewhere and is accepted, and so is the
+// word without a number ("the main issue", `issues.push(…)`). The verb before a number ("we issue N tokens") reads the
+// same to the check: write the number in words. The one place that shows the refused form on purpose is the citation
+// tooling (CITATION_EXAMPLE_FILES).
 //
 //   node scripts/check-citations.ts        prints file:line for each broken citation and exits 1, else one summary line
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -13,7 +19,7 @@ import { join, relative } from 'node:path';
 export const projectRoot = join(import.meta.dirname, '..');
 
 /** Folders whose files are scanned, and every plain file at the top of the repository (README.md, compose file …). */
-export const SCANNED_FOLDERS = ['src', 'workflows', 'test', 'scripts', 'bench', 'docs', 'examples', 'spec'];
+export const SCANNED_FOLDERS = ['src', 'workflows', 'dev', 'test', 'scripts', 'bench', 'docs', 'examples', 'spec'];
 const SKIPPED_FOLDERS = new Set(['node_modules', '.git', '.data', '.tools', '.sdk', 'dist', 'coverage', 'generated']);
 const TEXT_FILE = /(\.(ts|mts|cts|js|mjs|cjs|md|ya?ml|json|py|html|css|sql|sh|txt)|^Dockerfile)$/;
 const SKIPPED_FILES = new Set(['package-lock.json']);
@@ -65,11 +71,23 @@ const SECTION_LIST = String.raw`§{1,2}${NUMBER}(?:\s*(?:,|and|&|–|-)\s*§{0,2
 const DECISION_CITATION = new RegExp(String.raw`\bdecisions\.md${GAP}(${SECTION_LIST})`, 'g');
 const HABIT_CITATION = new RegExp(String.raw`\barchitecture\.md${GAP}habits?[ \t]+(\d+(?:\s*(?:,|and|&|–|-)\s*\d+)*)`, 'g');
 
+/**
+ * "issue N", "Issue #N", "issues N" (N a number): on one line, or wrapped onto the next comment line (`//`, `*`, `#`
+ * first), not onto a bare line, so a sentence that ends in "issue" before a numbered Markdown list item is not taken
+ * for one.
+ */
+const ISSUE_NUMBER = /\bissues?(?:[ \t]+#?|[ \t]*#)[ \t]*\d+\b/gi;
+const WRAPPED_ISSUE_NUMBER = /\bissues?[ \t]*\r?\n[ \t]*(?:\/\/|\*|#)[ \t]*#?\d+\b/gi;
+const ISSUE_REFUSAL =
+  'an issue number, of a tracker this repository does not hold: say the reason itself, or cite `docs/decisions.md §N`';
+
 /** Citations that lead out of the repository, and what to write instead. */
 const REFUSED: Array<[RegExp, string]> = [
   [/(?:\.\.\/)+shared\/|\/work\/shared\b/g, 'a path outside the repository: cite docs/decisions.md or docs/architecture.md'],
   [/\bDECISIONS(?:\.md\b|\s*§)/g, 'old-style citation: write `docs/decisions.md §N`'],
   [/\bARCHITECTURE(?:\.md\b|(?:\s|\/\/|\*|#)+habit)/g, 'old-style citation: write `docs/architecture.md habit N`'],
+  [ISSUE_NUMBER, ISSUE_REFUSAL],
+  [WRAPPED_ISSUE_NUMBER, ISSUE_REFUSAL],
 ];
 
 /** "§4, §11" → ["4", "11"]; "§8–9" and "§§8–§9" → ["8", "9"]; "§7.2" → ["7.2"]. */
@@ -157,5 +175,5 @@ if (import.meta.main) {
     console.error(`\n${problems.length} broken citation(s) in ${files} files (old forms: node scripts/rewrite-citations.ts)`);
     process.exit(1);
   }
-  console.log(`citations: every one leads to a section in docs/ (${files} files, relative to ${relative(process.cwd(), projectRoot) || '.'})`);
+  console.log(`citations: every one leads to a section in docs/, none to an issue number (${files} files, relative to ${relative(process.cwd(), projectRoot) || '.'})`);
 }

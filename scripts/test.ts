@@ -9,7 +9,8 @@ const node = process.execPath; // Node 24 from the `node` devDependency: npm scr
 const bin = (name: string) => join('node_modules', '.bin', name);
 
 const steps: Array<[string, string, string[]]> = [
-  // First: a second, and it needs nothing installed. Every cited section must exist in docs/ (no trail leads outside).
+  // First: a second, and it needs nothing installed. Every cited section must exist in docs/ (no trail leads outside,
+  // and no comment or doc line cites an issue number: the repository holds no tracker).
   ['citations lead to docs/decisions.md and docs/architecture.md (scripts/check-citations.ts)', node, ['scripts/check-citations.ts']],
   ['install the service binaries and the fuzzer (temporal, temporal-test-server, weed, schemathesis)', node, ['scripts/tools.ts']],
   ['generated/ is up to date with spec/', node, ['scripts/check-generated.ts']],

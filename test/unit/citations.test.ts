@@ -1,5 +1,6 @@
 // The citation check of `npm test` (scripts/check-citations.ts) and the mechanical rewrite of old citations
-// (scripts/rewrite-citations.ts), on small texts. This file shows the old forms on purpose, so both scripts skip it.
+// (scripts/rewrite-citations.ts), on small texts. This file shows the old forms and issue numbers on purpose, so both
+// scripts skip it.
 import { checkText, citedSections, decisionSections, habitNumbers, knownSections } from '../../scripts/check-citations.ts';
 import { rewriteCitations } from '../../scripts/rewrite-citations.ts';
 
@@ -48,6 +49,39 @@ describe('checkText', () => {
 
   test('leaves the word alone, when it is not a citation', () => {
     expect(messages('const DECISIONS = 1; // ARCHITECTURE overview')).toEqual([]);
+  });
+});
+
+describe('issue numbers', () => {
+  const refusal = 'an issue number, of a tracker this repository does not hold: say the reason itself, or cite `docs/decisions.md §N`';
+
+  test('refuses a comment or a doc line that cites an issue number', () => {
+    expect(messages('// see issue 12')).toEqual([`1: ${refusal}`]);
+    expect(messages('x\n/** Retried (Issue #12). */')).toEqual([`2: ${refusal}`]);
+    expect(messages('### Issue 13: idle memory')).toEqual([`1: ${refusal}`]);
+    expect(messages('(issues 8 and 9)')).toEqual([`1: ${refusal}`]);
+    expect(messages('# 302: GET / redirects to /docs (issue#15)')).toEqual([`1: ${refusal}`]);
+  });
+
+  test('refuses one wrapped onto the next comment line', () => {
+    expect(messages('// the reason is in issue\n// 19, outcome 5')).toEqual([`1: ${refusal}`]);
+    expect(messages(' * as decided in issue\n * #7')).toEqual([`1: ${refusal}`]);
+  });
+
+  test('accepts the decision cited instead, and the word without a number', () => {
+    const withTwelve = { decisions: new Set(['12']), habits: new Set<string>() };
+    expect(checkText('// see docs/decisions.md §12', withTwelve)).toEqual([]);
+    expect(
+      messages(
+        [
+          'const issues: ErrorDetail[] = []; issues.push(detail);',
+          '// Issue Token answers 201; the main issue is the elevator.',
+          '// A known bug upstream: https://github.com/temporalio/sdk-typescript/issues/1234',
+          'The list below settles each issue',
+          '2. **Second item**',
+        ].join('\n'),
+      ),
+    ).toEqual([]);
   });
 });
 
