@@ -11,7 +11,7 @@ import { withSafeFailures } from './safe-failure.ts';
 export interface RoomActivityDeps {
   orm: Orm;
   tenants: Pick<TenantService, 'effectiveConfig'>;
-  /** RoomService.end: ends the room and publishes room.ended (sockets get room.ended, then close 4004). */
+  /** RoomService.end: ends the room; in the same transaction its sockets are told room.ended and closed with 4004. */
   rooms: { end(em: EntityManager, tenantId: string, roomId: string): Promise<unknown> };
 }
 
