@@ -10,10 +10,11 @@ export interface WebhookDeliveryWorkflowInput extends WebhookDeliveryInput {
   /**
    * Seconds before each attempt, fixed when the delivery is created (WEBHOOK_RETRY_DELAYS, or the test event's short
    * schedule; the first is usually 0): every hand-over passes it (deliveryStart, src/modules/deliveries/delivery.service.ts).
-   * Absent only in runs started before hand-overs fixed it in the input, and in the delivery tests' direct start: the
-   * first activity then reads the configured schedule, recorded in history once.
+   * Runs started before hand-overs fixed it in the input read it through an activity of their own; none is left in
+   * flight (a delivery ends with its schedule, hours, and none of the recorded histories has that step), so that
+   * activity is gone.
    */
-  retryDelaysSeconds?: number[];
+  retryDelaysSeconds: number[];
 }
 
 export interface WebhookDeliveryResult {
@@ -31,10 +32,7 @@ const deliveries = proxyActivities<DeliveryActivities>({
 });
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryWorkflowInput): Promise<WebhookDeliveryResult> {
-  const { deliveryId } = input;
-  const delays =
-    input.retryDelaysSeconds ??
-    (await deliveries.webhookDeliverySchedule.executeWithOptions({ summary: 'read the retry schedule' }, [])).retryDelaysSeconds;
+  const { deliveryId, retryDelaysSeconds: delays } = input;
   const total = delays.length;
   if (delays[0] > 0) await sleep(delays[0] * 1000, { summary: `first attempt in ${delays[0]} s` });
   for (let attempt = 1; attempt <= total; attempt++) {

@@ -34,17 +34,9 @@ export interface DeliveryActivityDeps {
 }
 
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
-  const { orm, webhooks } = deps;
+  const { orm } = deps;
 
   return withSafeFailures({
-    /**
-     * The configured schedule (src/modules/deliveries/delivery-schedule.ts), for a run started without one in its
-     * input: every hand-over (deliveryStart) fixes it in the input; only the delivery tests' stand-in parent does not.
-     */
-    async webhookDeliverySchedule(): Promise<{ retryDelaysSeconds: number[] }> {
-      return { retryDelaysSeconds: webhooks.retryDelaysSeconds };
-    },
-
     /**
      * Attempt n of a delivery (src/modules/deliveries/delivery-attempt.ts). Repeatable: an attempt already recorded
      * (the activity ran, then its worker died) is answered from its row, not made again.

@@ -75,12 +75,11 @@ test('a receiver that always answers 500: six attempts at 0, 1 m, 5 m, 15 m, 1 h
   const wallStart = Date.now();
   const startedAt = await env.currentTimeMs();
 
-  // Started with the delivery id only, as runs started before hand-overs fixed the schedule in the input were: the run
-  // reads the configured schedule through its webhookDeliverySchedule step (every hand-over now passes it).
+  // Started directly with the input every hand-over gives it (deliveryStart, src/modules/deliveries/delivery.service.ts).
   const handle = await env.client.workflow.start('webhookDeliveryWorkflow', {
     taskQueue,
     workflowId: webhookDeliveryWorkflowId(delivery.id),
-    args: [{ deliveryId: delivery.id }],
+    args: deliveryStart(delivery, DEFAULT_SCHEDULE).args,
     staticSummary: `deliver meeting.recording_ready ${delivery.id}`,
   });
   expect(await handle.result()).toEqual({ status: 'failed', attempts: 6 });
