@@ -3,7 +3,7 @@ import type { Logger } from '../logger.ts';
 import type { PgRoomBus } from './pg-bus.ts';
 
 /**
- * The services' DomainEventPublisher: in-process listeners as before (LocalEventBus), plus notices to the room's
+ * The services' DomainEventPublisher: in-process listeners (LocalEventBus; tests subscribe), plus notices to the room's
  * sockets on every API instance through PgRoomBus. Best effort, after the commit: a failure is logged, not thrown, and
  * nothing that must happen rides on it. Removals and a room's end or deletion reach the sockets inside the services'
  * own transactions (RoomSessions, room-sessions.ts); a closed room's recording stops through a workflow.
