@@ -12,6 +12,13 @@ const out = resolve(values.out);
 rmSync(out, { recursive: true, force: true });
 const tsc = spawnSync('node_modules/.bin/tsc', ['-p', 'tsconfig.build.json', '--outDir', out], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+// tsconfig.build.json compiles src/, workflows/ and generated/, and tsc follows imports: a dev/, scripts/ or test/ folder
+// here means production code imports development code (lint refuses it too, docs/architecture.md habit 16).
+const strays = readdirSync(out).filter((name) => !['src', 'workflows', 'generated'].includes(name));
+if (strays.length > 0) {
+  console.error(`build: ${strays.join(', ')} compiled into ${values.out}/: production code imports development code`);
+  process.exit(1);
+}
 
 // The contract is served and used for validation at run time.
 cpSync('spec', join(out, 'spec'), { recursive: true });
