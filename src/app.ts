@@ -29,7 +29,10 @@ import type { AuthService } from './modules/auth/auth.service.ts';
 import { deliveryRoutes } from './modules/deliveries/delivery.routes.ts';
 import type { DeliveryService } from './modules/deliveries/delivery.service.ts';
 import { recordingRoutes } from './modules/recordings/recording.routes.ts';
+import type { RecordingNotifications } from './modules/recordings/recording-notifications.ts';
 import type { RecordingService } from './modules/recordings/recording.service.ts';
+import { postMeetingRoutes } from './modules/post-meeting/post-meeting.routes.ts';
+import type { PostMeetingService } from './modules/post-meeting/post-meeting.service.ts';
 import { participantRoutes } from './modules/participants/participant.routes.ts';
 import type { ParticipantService } from './modules/participants/participant.service.ts';
 import { roomRoutes } from './modules/rooms/room.routes.ts';
@@ -51,6 +54,9 @@ export interface AppDeps {
   rooms: RoomService;
   participants: ParticipantService;
   recordings: RecordingService;
+  /** The media provider's notifications (recording.ready), verified before they reach it. */
+  recordingNotifications: RecordingNotifications;
+  postMeeting: PostMeetingService;
   transcripts: TranscriptService;
   deliveries: DeliveryService;
   readiness: ReadinessChecks;
@@ -135,7 +141,8 @@ export function createApp(deps: AppDeps): Express {
     ...authRoutes({ auth: deps.auth, credentials, tokens: deps.tokens, em }),
     ...tenantRoutes({ tenants: deps.tenants, em, originsChanged: () => origins.invalidate() }),
     ...roomRoutes({ rooms: deps.rooms, em }),
-    ...recordingRoutes({ recordings: deps.recordings, em }),
+    ...recordingRoutes({ recordings: deps.recordings, notifications: deps.recordingNotifications, em }),
+    ...postMeetingRoutes({ postMeeting: deps.postMeeting, em }),
     ...participantRoutes({ participants: deps.participants, em }),
     ...transcriptRoutes({ transcripts: deps.transcripts, em }),
     ...deliveryRoutes({ deliveries: deps.deliveries, em }),

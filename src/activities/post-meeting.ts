@@ -24,6 +24,7 @@ import { ProviderError } from '../providers/types.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { TRANSCRIPTION_FAILURE } from '../../workflows/failure-types.ts';
 import type { PostMeetingPlan, PostMeetingTranscript } from '../../workflows/post-meeting-types.ts';
+import { providerFailure } from './provider-failure.ts';
 import { failureWithinWindow } from './retry-window.ts';
 import { permanentFailures, withSafeFailures } from './safe-failure.ts';
 import { TRANSCRIPTION_PERMANENT_FAILURES } from './transcription.ts';
@@ -80,7 +81,7 @@ export function createPostMeetingActivities(deps: PostMeetingActivityDeps) {
       try {
         insights = await analyse(work);
       } catch (err) {
-        throw failureWithinWindow(classifyAi(err), deps.postMeetingRetryWindowSeconds, TRANSCRIPTION_FAILURE.retryWindowEnded);
+        throw failureWithinWindow(providerFailure(err, 'AI'), deps.postMeetingRetryWindowSeconds, TRANSCRIPTION_FAILURE.retryWindowEnded);
       }
       await storeSummary(em, work, insights);
       return { summarised: true };
@@ -106,10 +107,3 @@ export type PostMeetingActivities = ReturnType<typeof createPostMeetingActivitie
 
 /** A vanished recording ends the run as a vanished transcript does; the rest as the transcription stages map them. */
 const postMeetingFailures = permanentFailures([[RecordingGone, TRANSCRIPTION_FAILURE.transcriptGone], ...TRANSCRIPTION_PERMANENT_FAILURES]);
-
-/** ProviderError → a refusal (fails the step at once) or an outage (retried within the window). */
-function classifyAi(err: unknown): unknown {
-  if (!(err instanceof ProviderError)) return err;
-  if (!err.retryable) return ApplicationFailure.nonRetryable(`AI provider refused: ${err.message}`, TRANSCRIPTION_FAILURE.providerRejected);
-  return ApplicationFailure.retryable(`AI provider unavailable: ${err.message}`, 'ProviderUnavailable');
-}

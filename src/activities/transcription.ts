@@ -22,6 +22,7 @@ import {
 import type { Transcript } from '../modules/transcripts/transcript.entity.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { TRANSCRIPTION_FAILURE } from '../../workflows/failure-types.ts';
+import { providerFailure } from './provider-failure.ts';
 import { failureWithinWindow } from './retry-window.ts';
 import { permanentFailures, withSafeFailures, type PermanentFailure } from './safe-failure.ts';
 
@@ -64,7 +65,7 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
       });
     } catch (err) {
       // Transient failures are retried until the window ends (docs/decisions.md §9), then the transcript fails with the reason.
-      throw failureWithinWindow(providerFailure(transcriptionFailures.map(err)), deps.postMeetingRetryWindowSeconds, TRANSCRIPTION_FAILURE.retryWindowEnded);
+      throw failureWithinWindow(providerFailure(transcriptionFailures.map(err), 'transcription'), deps.postMeetingRetryWindowSeconds, TRANSCRIPTION_FAILURE.retryWindowEnded);
     } finally {
       clearInterval(alive);
     }
@@ -119,12 +120,3 @@ export const TRANSCRIPTION_PERMANENT_FAILURES: readonly PermanentFailure[] = [
   [ProviderRejected, TRANSCRIPTION_FAILURE.providerRejected],
 ];
 const transcriptionFailures = permanentFailures(TRANSCRIPTION_PERMANENT_FAILURES);
-
-/** ProviderError → what Temporal should do with it: retry (bounded, by the workflow's policy) or fail at once. */
-function providerFailure(err: unknown): unknown {
-  if (err instanceof ProviderError) {
-    if (!err.retryable) return ApplicationFailure.nonRetryable(`transcription provider refused: ${err.message}`, TRANSCRIPTION_FAILURE.providerRejected);
-    return ApplicationFailure.retryable(`transcription provider unavailable: ${err.message}`, 'ProviderUnavailable');
-  }
-  return err;
-}

@@ -8,6 +8,8 @@ import { configuredSchedule } from '../modules/deliveries/delivery-schedule.ts';
 import { DeliveryService } from '../modules/deliveries/delivery.service.ts';
 import { ParticipantWriter } from '../modules/participants/participant-insert.ts';
 import { ParticipantService } from '../modules/participants/participant.service.ts';
+import { PostMeetingService } from '../modules/post-meeting/post-meeting.service.ts';
+import { RecordingNotifications } from '../modules/recordings/recording-notifications.ts';
 import { roomRecordingStop } from '../modules/recordings/recording-stop.ts';
 import { RecordingService } from '../modules/recordings/recording.service.ts';
 import { RoomService } from '../modules/rooms/room.service.ts';
@@ -149,8 +151,15 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     events,
     tenants,
     logger,
-    secretBox,
   });
+  const recordingNotifications = new RecordingNotifications({
+    handovers,
+    ingestRetryWindowSeconds: config.ingestRetryWindowSeconds,
+    secretBox,
+    orchestrator,
+    logger,
+  });
+  const postMeeting = new PostMeetingService({ recordings, handovers });
   const writer = new ParticipantWriter({ databaseUrl, logger });
   const participants = new ParticipantService({
     writer,
@@ -181,6 +190,8 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     auth,
     participants,
     recordings,
+    recordingNotifications,
+    postMeeting,
     transcripts,
     deliveries,
     readiness: readinessChecks({ config, orm, s3 }),

@@ -6,7 +6,9 @@ import type { DomainEventPublisher } from '../../events/domain-events.ts';
 import { UpstreamError, type MediaProvider } from '../../upstream/media-provider.ts';
 import type { Handovers } from '../../handover/handover.ts';
 import { starts } from '../../handover/starts.ts';
+import type { Logger } from '../../logger.ts';
 import type { ClosingRoom, RoomRecordingStop } from '../rooms/room.ports.ts';
+import type { RecordingOrchestrator } from './recording.ports.ts';
 import { RecordingSchema, type Recording } from './recording.entity.ts';
 
 export interface StopDeps {
@@ -46,6 +48,16 @@ export async function stopRecording(em: EntityManager, deps: StopDeps, recording
     recordingId: recording.id,
   });
   return recording;
+}
+
+/**
+ * Tells the recording's auto-stop timer it has been stopped (Stop Recording, or the provider's `recording.ready` for a
+ * recording it stopped on its own). Best effort: the timer also checks the recording's state before stopping anything.
+ */
+export async function signalStopped(deps: { orchestrator: RecordingOrchestrator; logger: Logger }, recordingId: string): Promise<void> {
+  await deps.orchestrator.recordingStopped(recordingId).catch((err: unknown) => {
+    deps.logger.warn({ err, recordingId }, 'could not signal the auto-stop timer');
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import type { components } from '../../../generated/openapi.ts';
 import { handler, publicHandler, type Handlers } from '../../http/handler.ts';
 import { pageOf } from '../../http/page.ts';
 import type { Recording } from './recording.entity.ts';
+import type { RecordingNotifications } from './recording-notifications.ts';
 import type { RecordingService } from './recording.service.ts';
 
 type Schemas = components['schemas'];
@@ -33,8 +34,8 @@ export function recordingView(r: Recording): Schemas['Recording'] {
 }
 
 // Thin handlers: read the typed input, call the service (which checks access), shape the answer as the spec says.
-export function recordingRoutes(deps: { recordings: RecordingService; em: () => EntityManager }): Handlers {
-  const { recordings, em } = deps;
+export function recordingRoutes(deps: { recordings: RecordingService; notifications: RecordingNotifications; em: () => EntityManager }): Handlers {
+  const { recordings, notifications, em } = deps;
 
   return {
     startRecording: handler<'startRecording'>(async ({ params }, principal) => {
@@ -86,10 +87,6 @@ export function recordingRoutes(deps: { recordings: RecordingService; em: () => 
       const r = await recordings.recover(em(), principal, params.id);
       return { status: 200, body: { data: { id: r.id, status: 'processing', message: 'Reprocessing initiated' } } };
     }),
-    rerunPostMeeting: handler<'rerunPostMeeting'>(async ({ params, body }, principal) => {
-      const started = await recordings.rerunPostMeeting(em(), principal, params.id, body ?? {});
-      return { status: 202, body: { recording_id: started.recording.id, run: started.run, workflow_id: started.workflowId, status: 'started' } };
-    }),
     deleteRecording: handler<'deleteRecording'>(async ({ params }, principal) => {
       const r = await recordings.softDelete(em(), principal, params.id);
       return { status: 200, body: { data: { id: r.id, deleted: true, deleted_at: r.deletedAt!.toISOString() } } };
@@ -97,7 +94,7 @@ export function recordingRoutes(deps: { recordings: RecordingService; em: () => 
     // The provider's webhook: its signature was verified on the raw bytes before the body was parsed
     // (upstreamSignatureGuard in app.ts), so there is no principal.
     receiveUpstreamRecordingReady: publicHandler<'receiveUpstreamRecordingReady'>(async ({ body }) => {
-      await recordings.acceptReady(em(), body);
+      await notifications.acceptReady(em(), body);
       return { status: 202, body: { received: true } };
     }),
   };
