@@ -27,22 +27,9 @@ export class RealtimeEventPublisher extends LocalEventBus {
     }
   }
 
+  /** recording.started or recording.stopped, to the room's sockets (spec/asyncapi.yaml). */
   private async fanOut(event: DomainEvent): Promise<void> {
-    switch (event.type) {
-      case 'room.created':
-      case 'participant.added':
-        // The room's empty-room timer is started by the hand-over recorded with the room (docs/decisions.md §6, §15), even
-        // while Temporal is unreachable; a participant is announced as participant.joined when its socket opens.
-        return;
-      case 'recording.started':
-      case 'recording.stopped': {
-        const m = { event: event.type, data: { recording_id: event.recordingId } } as const;
-        await this.bus.append(event.roomId, async () => ({ actions: [{ k: 'send', m }], result: undefined }));
-        return;
-      }
-      default:
-        // participant.removed, room.ended, room.deleted: already told in the service's transaction.
-        return;
-    }
+    const m = { event: event.type, data: { recording_id: event.recordingId } } as const;
+    await this.bus.append(event.roomId, async () => ({ actions: [{ k: 'send', m }], result: undefined }));
   }
 }

@@ -102,7 +102,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
     providers,
     recordingStop,
   });
-  const rooms = new RoomService({ tenants, events, sessions, handovers, recordingStop });
+  const rooms = new RoomService({ tenants, sessions, handovers, recordingStop });
   return {
     config,
     logger,
@@ -166,7 +166,6 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     tenants,
     rooms,
     auth,
-    events,
     sessions,
     handovers,
     presentIn: presentParticipantIds,

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7, validate as isUuid } from 'uuid';
 import { lockRow } from '../../db/locks.ts';
-import type { DomainEvent, DomainEventPublisher } from '../../events/domain-events.ts';
 import type { AfterCommit, RoomSessions } from '../../events/room-sessions.ts';
 import { ApiError, forbidden, notFound } from '../../domain/errors.ts';
 import { tenantOf, type ParticipantRole, type Principal } from '../../domain/principal.ts';
@@ -27,7 +26,6 @@ export interface ParticipantServiceDeps {
   tenants: TenantService;
   rooms: RoomService;
   auth: ParticipantCredentials;
-  events: DomainEventPublisher;
   /** A removed or replaced participant's presence cleared and its sockets closed, in the removing transaction. */
   sessions: RoomSessions;
   /** Wakes the hand-over relay after an early join created a room (its empty-room timer, docs/decisions.md §15). */
@@ -86,7 +84,6 @@ export class ParticipantService {
     // made). A new room (early join) records nothing yet.
     const recording = found ? Boolean(await this.deps.isRecording?.(em, found.id)) : false;
 
-    const events: DomainEvent[] = [];
     let added: { row: ParticipantRow; room: Room; roomCreated: boolean; tokens: ParticipantTokenSet };
     if (found && !this.mayReplace(input, config)) {
       // The common case, nothing to replace: the insert alone (participant-insert.ts) in a transaction of its own.
@@ -114,10 +111,7 @@ export class ParticipantService {
         // The duplicate policy: only the participants with the same external id become entities.
         const same = input.external_user_id === undefined ? [] : await tx.find(ParticipantSchema, { room: room.id, removedAt: null, externalUserId: input.external_user_id });
         const replaced = this.applyDuplicatePolicy(same, input.external_user_id, config.duplicate_participant_policy);
-        for (const old of replaced) {
-          old.removedAt = new Date();
-          events.push({ type: 'participant.removed', tenantId, roomId: room.id, participantId: old.id, reason: 'replaced' });
-        }
+        for (const old of replaced) old.removedAt = new Date();
         await tx.flush(); // the replaced ones no longer count against the limit
         const { p, tokens, refreshRow } = await signed(fresh(room.id));
         const row = await insertParticipantLocked(tx, p, refreshRow);
@@ -134,9 +128,6 @@ export class ParticipantService {
 
     const { room, roomCreated, tokens } = added;
     const participant = em.map(ParticipantSchema, added.row);
-    if (roomCreated) events.unshift({ type: 'room.created', tenantId, roomId: room.id });
-    events.push({ type: 'participant.added', tenantId, roomId: room.id, participant: { id: participant.id, display_name: participant.displayName, role: participant.role } });
-    for (const event of events) await this.deps.events.publish(event);
     return { participant, room, roomCreated, tenant, config, tokens, shouldStartRecording: this.shouldStartRecording(config, room, recording) };
   }
 
@@ -181,7 +172,6 @@ export class ParticipantService {
       return this.deps.sessions.participantRemoved(tx, { roomId: room.id, participantId, reason: 'removed' });
     });
     afterCommit();
-    await this.deps.events.publish({ type: 'participant.removed', tenantId: room.tenant.id, roomId: room.id, participantId, reason: 'removed' });
   }
 
   /** A fresh token set for an existing participant; a participant may reissue only its own. */

@@ -2,7 +2,6 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7, validate as isUuid } from 'uuid';
 import { lockRow } from '../../db/locks.ts';
-import type { DomainEventPublisher } from '../../events/domain-events.ts';
 import type { RoomSessions } from '../../events/room-sessions.ts';
 import { ApiError, notFound, validationError } from '../../domain/errors.ts';
 import type { Handovers } from '../../handover/handover.ts';
@@ -67,8 +66,6 @@ export const limitExceeded = (limit: string, max: number) =>
 /** Rooms: creation within the tenant's limits, partial update, end and delete (docs/decisions.md §2, §6). */
 export interface RoomServiceDeps {
   tenants: TenantService;
-  /** Notices after the commit (in-process listeners, sockets): best effort. */
-  events: DomainEventPublisher;
   /** Presence cleanup and the sockets' room.ended, in the ending transaction. */
   sessions: RoomSessions;
   /** Records the durable work a change implies in its own transaction: the empty-room timer (§15). */
@@ -79,14 +76,12 @@ export interface RoomServiceDeps {
 
 export class RoomService {
   private readonly tenants: TenantService;
-  private readonly events: DomainEventPublisher;
   private readonly sessions: RoomSessions;
   private readonly handovers: Handovers;
   private readonly recordingStop: RoomRecordingStop;
 
   constructor(deps: RoomServiceDeps) {
     this.tenants = deps.tenants;
-    this.events = deps.events;
     this.sessions = deps.sessions;
     this.handovers = deps.handovers;
     this.recordingStop = deps.recordingStop;
@@ -94,9 +89,7 @@ export class RoomService {
 
   async create(em: EntityManager, principal: Principal, input: { name: string; config?: RoomConfigInput }): Promise<Room> {
     const tenantId = tenantOf(principal);
-    const room = await this.handovers.transaction(em, (tx) => this.createLocked(tx, tenantId, input));
-    await this.events.publish({ type: 'room.created', tenantId, roomId: room.id });
-    return room;
+    return this.handovers.transaction(em, (tx) => this.createLocked(tx, tenantId, input));
   }
 
   /**
@@ -219,10 +212,7 @@ export class RoomService {
       await this.recordingStop.whenRoomCloses(tx, { tenantId, id: roomId, name: locked.name }, 'ended');
       return { room: locked, afterCommit: await this.sessions.roomClosed(tx, { roomId, endedAt: locked.endedAt.toISOString(), deleted: false }) };
     });
-    if (afterCommit) {
-      afterCommit();
-      await this.events.publish({ type: 'room.ended', tenantId, roomId, endedAt: room.endedAt!.toISOString() });
-    }
+    afterCommit?.();
     return room;
   }
 
@@ -241,7 +231,6 @@ export class RoomService {
       return closed;
     });
     afterCommit();
-    await this.events.publish({ type: 'room.deleted', tenantId, roomId });
   }
 
   private async counted(em: EntityManager, room: Room): Promise<CountedRoom> {
