@@ -6,7 +6,7 @@ import { analyzeTranscript } from '../../../src/providers/ai-builtin.ts';
 import { loadSpokenCorpus, requestOf, scoreMeeting, total } from '../../helpers/analyser-scoring.ts';
 
 /** The held-out figures when the rules were last changed (BENCHMARKS.md), less a margin of about 0.05. */
-const HELD_OUT_FLOOR = { loose: { precision: 0.78, recall: 0.53 }, owner: { precision: 0.22, recall: 0.14 } };
+const HELD_OUT_FLOOR = { loose: { precision: 0.79, recall: 0.58 }, owner: { precision: 0.2, recall: 0.14 } };
 
 const meetings = loadSpokenCorpus();
 const scores = meetings.map((meeting) => scoreMeeting(meeting, analyzeTranscript(requestOf(meeting))));
