@@ -805,8 +805,9 @@ export interface paths {
         put?: never;
         /**
          * Queue a transcription of a recording
-         * @description Creates a transcript in `pending` and transcribes the recording in the background. `room_id` must be the
-         *     recording's room (`400 VALIDATION_ERROR` otherwise). `provider` is one of the ids listed by
+         * @description Creates a transcript in `pending` and transcribes the recording in the background. The body is optional:
+         *     the recording knows its room, so `room_id` may be left out; when sent, it must be the recording's room
+         *     (`400 VALIDATION_ERROR` otherwise). `provider` is one of the ids listed by
          *     `GET /api/v1/transcription/providers` (the default provider when omitted; an unknown one is
          *     `400 VALIDATION_ERROR`). The recording must be `ready` or `archived` (`400 INVALID_STATE`). The answer comes
          *     once the transcript and the start of its workflow are stored together; the workflow starts right after (with
@@ -1759,8 +1760,8 @@ export interface components {
             };
         };
         QueueTranscriptionRequest: {
-            /** @description The recording's room. */
-            room_id: components["schemas"]["Uuid"];
+            /** @description The recording's room (optional; when sent, it must match). */
+            room_id?: components["schemas"]["Uuid"];
             /** @description A configured provider id; the default provider when omitted. */
             provider?: components["schemas"]["ProviderId"];
         };
@@ -3916,11 +3917,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
-                 *       "room_id": "01931c60-8d2e-7f10-a1b2-c3d4e5f60718",
                  *       "provider": "openai"
                  *     }
                  */

@@ -36,7 +36,7 @@ export function transcriptRoutes(deps: { transcripts: TranscriptService; em: () 
 
   return {
     queueTranscription: handler<'queueTranscription'>(async ({ params, body }, principal) => {
-      const t = await transcripts.queue(em(), principal, params.id, body);
+      const t = await transcripts.queue(em(), principal, params.id, body ?? {});
       return { status: 202, body: { transcript_id: t.id, status: 'pending' } };
     }),
     getTranscript: handler<'getTranscript'>(async ({ params }, principal) => ({

@@ -34,11 +34,12 @@ export class TranscriptService {
    * Queue Transcription: a `pending` row and its workflow's hand-over, committed together (docs/decisions.md §15). Answers once
    * they have; Temporal being down delays the run, it never leaves a pending row that nothing will process.
    */
-  async queue(em: EntityManager, principal: Principal, recordingId: string, body: { room_id: string; provider?: string }): Promise<Transcript> {
+  async queue(em: EntityManager, principal: Principal, recordingId: string, body: { room_id?: string; provider?: string }): Promise<Transcript> {
     const tenantId = tenantOf(principal);
     const recording = await em.findOne(RecordingSchema, { id: recordingId, tenant: tenantId, deleted: false });
     if (!recording) throw notFound('Recording');
-    if (recording.room.id !== body.room_id) throw validationError('/body/room_id', 'room_id is not the room of this recording');
+    // The recording knows its room: room_id is optional, and checked only when sent.
+    if (body.room_id !== undefined && recording.room.id !== body.room_id) throw validationError('/body/room_id', 'room_id is not the room of this recording');
     if (!TRANSCRIBABLE.has(recording.status) || !recording.objectKey) {
       throw new ApiError('INVALID_STATE', `Only a ready or archived recording can be transcribed (this one is ${recording.status})`);
     }

@@ -218,7 +218,8 @@ test("a tenant's own key unlocks only the provider it belongs to: another one is
   expect(await stack.t.services.orm.em.fork().count(TranscriptSchema, { recording: recordingId })).toBe(0);
 
   // The provider the key belongs to is accepted (and the key is the one sent: the dev server takes any).
-  const queued = await stack.t.request.post(`/api/v1/recordings/${recordingId}/transcribe`).set(tenant.auth).send({ room_id: roomId }).expect(202);
+  // room_id left out (optional: the recording's room is used).
+  const queued = await stack.t.request.post(`/api/v1/recordings/${recordingId}/transcribe`).set(tenant.auth).send({}).expect(202);
   await (await startedRun(stack.temporal, transcriptionWorkflowId(queued.body.transcript_id))).result();
   const got = await stack.t.request.get(`/api/v1/transcription/${queued.body.transcript_id}`).set(tenant.auth).expect(200);
   expect(got.body.data).toMatchObject({ status: 'completed', provider: 'openai' });
@@ -233,7 +234,8 @@ test('an archived recording is transcribed from the archive bucket', async () =>
   const { store } = stack.t.services;
   expect(await store.list(store.bucket, `recordings/${tenant.id}/`)).toEqual([]); // only the archive copy is left
 
-  const queued = await stack.t.request.post(`/api/v1/recordings/${recordingId}/transcribe`).set(tenant.auth).send({ room_id: roomId }).expect(202);
+  // No body at all: the recording knows its room, and the provider is the default.
+  const queued = await stack.t.request.post(`/api/v1/recordings/${recordingId}/transcribe`).set(tenant.auth).expect(202);
   await (await startedRun(stack.temporal, transcriptionWorkflowId(queued.body.transcript_id))).result();
   const got = await stack.t.request.get(`/api/v1/recordings/${recordingId}/transcript`).set(tenant.auth).expect(200);
   expect(got.body.data).toMatchObject({ id: queued.body.transcript_id, status: 'completed' });
