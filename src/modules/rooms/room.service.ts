@@ -96,7 +96,7 @@ export class RoomService {
    * Inside a transaction: locks the tenant row, so concurrent creations count active rooms one at a time and
    * `max_concurrent_rooms` holds exactly. The room's empty-room timer is recorded with it (an empty room ends
    * empty_room_timeout_minutes after its creation, docs/decisions.md §6, even if Temporal is down right now: §15). The caller
-   * calls `handovers.committed()` and publishes `room.created` once its transaction commits.
+   * calls `handovers.committed()` once its transaction commits, so this process's relay starts the timer at once.
    */
   async createLocked(tx: EntityManager, tenantId: string, input: { name: string; config?: RoomConfigInput }): Promise<Room> {
     await lockRow(tx, 'tenants', tenantId);
@@ -198,7 +198,7 @@ export class RoomService {
 
   /**
    * Idempotent: ending an ended room returns it unchanged. What must follow commits with the change: presence cleared
-   * and the sockets told (they close 4004), and the recording's stop started as a workflow (docs/decisions.md §6).
+   * and the sockets told (they close 4004), and the recording's stop recorded as a hand-over (docs/decisions.md §6, §15).
    */
   async end(em: EntityManager, tenantId: string, roomId: string): Promise<Room> {
     const { room, afterCommit } = await this.handovers.transaction(em, async (tx) => {
