@@ -4,7 +4,6 @@
 // non-retryable failure of TRANSCRIPTION_FAILURE's types; a transient analyser failure is retried until
 // POST_MEETING_RETRY_WINDOW ends (docs/decisions.md §9). All keyed by the recording; each one repeatable.
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ApplicationFailure } from '@temporalio/activity';
 import type { Handovers } from '../handover/handover.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -20,7 +19,6 @@ import type { PostMeetingError } from '../modules/post-meeting/post-meeting-resu
 import { RecordingGone } from '../modules/recordings/ingestion-failures.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
-import { ProviderError } from '../providers/types.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { TRANSCRIPTION_FAILURE } from '../../workflows/failure-types.ts';
 import type { PostMeetingPlan, PostMeetingTranscript } from '../../workflows/post-meeting-types.ts';

@@ -8,7 +8,6 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from '../logger.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
-import { ProviderError } from '../providers/types.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
 import { ProviderRejected, RecordingUnavailable, TranscriptGone } from '../modules/transcripts/transcription-failures.ts';
 import {
