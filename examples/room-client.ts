@@ -11,17 +11,40 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 
-const { values: opt } = parseArgs({
-  options: {
-    base: { type: 'string', default: process.env.CONVENE_URL ?? 'http://127.0.0.1:3000' },
-    'admin-key': { type: 'string', default: process.env.ADMIN_API_KEY ?? 'convene-dev-admin-key' },
-    'api-key': { type: 'string', default: process.env.CONVENE_API_KEY },
-    room: { type: 'string', default: 'demo' },
-    name: { type: 'string', default: 'Example client' },
-    role: { type: 'string', default: 'participant' },
-    script: { type: 'boolean', default: false },
-  },
-});
+const USAGE = `Usage: npx node examples/room-client.ts [options]
+  --name <name>        your display name (default "Example client")
+  --room <id or name>  the room to join; a name that does not exist yet is created (default "demo")
+  --role <role>        host, participant or viewer (default participant)
+  --api-key <cvn_…>    the tenant's API key (default: $CONVENE_API_KEY); without one, a new tenant is created
+                       with the admin key and its key printed for a second client
+  --admin-key <key>    the operator's key (default: $ADMIN_API_KEY, else convene-dev-admin-key)
+  --base <url>         the API (default: $CONVENE_URL, else http://127.0.0.1:3000)
+  --script             say hello, raise and lower a hand, leave
+  --help               this text
+In the room: type a line to chat; /hand, /lower, /quit.`;
+const { values: opt } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        base: { type: 'string', default: process.env.CONVENE_URL ?? 'http://127.0.0.1:3000' },
+        'admin-key': { type: 'string', default: process.env.ADMIN_API_KEY ?? 'convene-dev-admin-key' },
+        'api-key': { type: 'string', default: process.env.CONVENE_API_KEY },
+        room: { type: 'string', default: 'demo' },
+        name: { type: 'string', default: 'Example client' },
+        role: { type: 'string', default: 'participant' },
+        script: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+if (opt.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 async function api(path: string, headers: Record<string, string>, body: unknown): Promise<any> {
   const res = await fetch(`${opt.base}/api/v1${path}`, {

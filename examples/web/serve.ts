@@ -38,6 +38,15 @@ export async function serveWebClient(port = 8080): Promise<{ url: string; close(
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { url } = await serveWebClient(Number(process.argv[2] ?? process.env.WEB_PORT ?? 8080));
-  console.log(`Convene web client: ${url}#server=ws://127.0.0.1:3000&token=<participant access_token>`);
+  const port = Number(process.argv[2] ?? process.env.WEB_PORT ?? 8080);
+  const served = await serveWebClient(port).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE') throw error;
+    // `npm run dev` serves this page on 8080 itself: its summary prints the link.
+    console.error(
+      `Port ${port} is already in use (is \`npm run dev\` running? It serves this page on 8080 already: see its summary).\n` +
+        'Serve it elsewhere with WEB_PORT=8081 npm run web (or npx node examples/web/serve.ts 8081).',
+    );
+    process.exit(1);
+  });
+  console.log(`Convene web client: ${served.url}#server=ws://127.0.0.1:3000&token=<participant access_token>&auth=<participant auth_token>`);
 }

@@ -1,6 +1,7 @@
 // The example receiver (examples/webhook-receiver.ts, run as its own process) against Convene's own sender
 // (sendWebhook, signedHeaders): one signing function on both sides, and the receiver's rules hold.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { signedHeaders, sendWebhook } from '../../../src/modules/deliveries/delivery-sender.ts';
 
 const SECRET = 'whsec_example_receiver_secret_0123456789';
@@ -41,6 +42,13 @@ async function waitForDelivery(text: string): Promise<void> {
 
 afterAll(() => {
   child?.kill('SIGTERM');
+});
+
+test('the example is ready to copy: it imports nothing but Node built-ins', () => {
+  const source = readFileSync(new URL('../../../examples/webhook-receiver.ts', import.meta.url), 'utf8');
+  const imports = [...source.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+  expect(imports.length).toBeGreaterThan(0);
+  for (const name of imports) expect(name).toMatch(/^node:/);
 });
 
 const body = JSON.stringify({
