@@ -23,7 +23,7 @@ export function findRoomOrNull(em: EntityManager, tenantId: string, idOrName: st
 
 /**
  * The room a principal may act on: any room of its tenant for a tenant credential; only its own room for a participant
- * (and, when `roles` is given, only with one of those roles: e.g. host-only operations). The one place this rule lives.
+ * (and, when `roles` is given, only with one of those roles: e.g. host-only operations).
  */
 export async function roomForPrincipal(
   em: EntityManager,
@@ -32,10 +32,18 @@ export async function roomForPrincipal(
   roles?: readonly ParticipantRole[],
 ): Promise<Room> {
   const room = await findRoom(em, tenantOf(principal), idOrName);
-  if (principal.kind === 'participant') {
-    // Not found rather than forbidden: a participant learns nothing about other rooms.
-    if (principal.roomId !== room.id) throw notFound('Room');
-    if (roles && !roles.includes(principal.role)) throw forbidden(`Only a ${roles.join(' or ')} may do this`);
-  }
+  checkRoomAccess(principal, room.id, roles);
   return room;
+}
+
+/**
+ * The rule itself, for a room of the principal's tenant known by id: a participant acts on its own room only (any other
+ * is not found), and, when `roles` is given, only with one of them. The one place this rule lives; roomForPrincipal
+ * applies it, and so does a read that fetches the room its own way (Get Room by id, room.service.ts).
+ */
+export function checkRoomAccess(principal: Principal, roomId: string, roles?: readonly ParticipantRole[]): void {
+  if (principal.kind !== 'participant') return;
+  // Not found rather than forbidden: a participant learns nothing about other rooms.
+  if (principal.roomId !== roomId) throw notFound('Room');
+  if (roles && !roles.includes(principal.role)) throw forbidden(`Only a ${roles.join(' or ')} may do this`);
 }

@@ -3,12 +3,13 @@ import type { components } from '../../../generated/openapi.ts';
 import { handler, type Handlers } from '../../http/handler.ts';
 import { pageOf } from '../../http/page.ts';
 import type { Room } from './room.entity.ts';
-import type { CountedRoom, RoomFields, RoomService } from './room.service.ts';
+import type { CountedRoom } from './room-counts.ts';
+import type { RoomService } from './room.service.ts';
 
 type RoomBody = components['schemas']['Room'];
 type RoomWithCount = components['schemas']['RoomWithParticipantCount'];
 
-export function roomView(room: RoomFields): RoomBody {
+export function roomView(room: Room): RoomBody {
   return {
     id: room.id,
     name: room.name,

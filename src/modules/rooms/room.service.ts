@@ -9,7 +9,8 @@ import { starts } from '../../handover/starts.ts';
 import { TenantSchema, type Tenant } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
 import { tenantOf, type Principal } from '../../domain/principal.ts';
-import { roomForPrincipal } from './room-access.ts';
+import { checkRoomAccess, roomForPrincipal } from './room-access.ts';
+import { selectCountedRooms, withParticipantCount, type CountedRoom } from './room-counts.ts';
 import type { RoomRecordingStop } from './room.ports.ts';
 import { RoomSchema, type Room } from './room.entity.ts';
 
@@ -17,47 +18,6 @@ export interface RoomConfigInput {
   max_participants?: number;
   recording_enabled?: boolean;
   chat_enabled?: boolean;
-}
-
-/** What the API shows of a room: its entity, or the same columns read as a row (Get Room, List Rooms). */
-export type RoomFields = Pick<Room, 'id' | 'name' | 'status' | 'maxParticipants' | 'recordingEnabled' | 'chatEnabled' | 'createdAt' | 'endedAt'>;
-
-/** A room with the number of its participants (added and not removed), as the API shows it. */
-export interface CountedRoom {
-  room: RoomFields;
-  participantCount: number;
-}
-
-interface CountedRoomRow {
-  id: string;
-  name: string;
-  status: Room['status'];
-  max_participants: number;
-  recording_enabled: boolean;
-  chat_enabled: boolean;
-  created_at: Date | string;
-  ended_at: Date | string | null;
-  participant_count: number;
-}
-
-// The room's columns and its participant count in one statement (no entity: the reads are shown, never changed).
-const COUNTED_ROOM_COLUMNS = `r.id, r.name, r.status, r.max_participants, r.recording_enabled, r.chat_enabled, r.created_at, r.ended_at,
-  (select count(*)::int from participants p where p.room_id = r.id and p.removed_at is null) as participant_count`;
-
-function countedRoom(row: CountedRoomRow): CountedRoom {
-  return {
-    room: {
-      id: row.id,
-      name: row.name,
-      status: row.status,
-      maxParticipants: row.max_participants,
-      recordingEnabled: row.recording_enabled,
-      chatEnabled: row.chat_enabled,
-      createdAt: new Date(row.created_at),
-      endedAt: row.ended_at === null ? null : new Date(row.ended_at),
-    } as RoomFields,
-    participantCount: row.participant_count,
-  };
 }
 
 export const limitExceeded = (limit: string, max: number) =>
@@ -128,24 +88,13 @@ export class RoomService {
    */
   async list(em: EntityManager, principal: Principal, page: { limit: number; offset: number }): Promise<{ rooms: CountedRoom[]; total: number }> {
     const tenantId = tenantOf(principal);
-    const rows: Array<CountedRoomRow & { total: number }> = await em.getConnection().execute(
-      `select ${COUNTED_ROOM_COLUMNS}, count(*) over ()::int as total
-       from rooms r where r.tenant_id = ? order by r.created_at desc, r.id desc limit ? offset ?`,
-      [tenantId, page.limit, page.offset],
-    );
-    const total = rows[0]?.total ?? (page.offset > 0 ? await em.count(RoomSchema, { tenant: tenantId }) : 0);
-    return { rooms: rows.map(countedRoom), total };
-  }
-
-  /** Participants added and not removed, per room, in one query. */
-  async participantCounts(em: EntityManager, roomIds: string[]): Promise<Map<string, number>> {
-    const counts = new Map(roomIds.map((id) => [id, 0]));
-    if (roomIds.length === 0) return counts;
-    const rows: Array<{ room_id: string; n: number }> = await em
-      .getConnection()
-      .execute('select room_id, count(*)::int as n from participants where room_id in (?) and removed_at is null group by room_id', [roomIds]);
-    for (const row of rows) counts.set(row.room_id, row.n);
-    return counts;
+    const { rooms, total } = await selectCountedRooms(em, {
+      where: 'r.tenant_id = ?',
+      tail: 'order by r.created_at desc, r.id desc limit ? offset ?',
+      params: [tenantId, page.limit, page.offset],
+      total: true,
+    });
+    return { rooms, total: total ?? (page.offset > 0 ? await em.count(RoomSchema, { tenant: tenantId }) : 0) };
   }
 
   /**
@@ -153,15 +102,11 @@ export class RoomService {
    * the room, within the tenant, and its count in one statement; by name, through roomForPrincipal.
    */
   async get(em: EntityManager, principal: Principal, roomRef: string): Promise<CountedRoom> {
-    if (!isUuid(roomRef)) return this.counted(em, await roomForPrincipal(em, principal, roomRef));
-    const tenantId = tenantOf(principal);
-    // A participant sees its own room only; any other is not found (as roomForPrincipal answers).
-    if (principal.kind === 'participant' && principal.roomId !== roomRef) throw notFound('Room');
-    const rows: CountedRoomRow[] = await em
-      .getConnection()
-      .execute(`select ${COUNTED_ROOM_COLUMNS} from rooms r where r.id = ? and r.tenant_id = ?`, [roomRef, tenantId]);
-    if (!rows[0]) throw notFound('Room');
-    return countedRoom(rows[0]);
+    if (!isUuid(roomRef)) return withParticipantCount(em, await roomForPrincipal(em, principal, roomRef));
+    checkRoomAccess(principal, roomRef);
+    const { rooms } = await selectCountedRooms(em, { where: 'r.id = ? and r.tenant_id = ?', params: [roomRef, tenantOf(principal)] });
+    if (!rooms[0]) throw notFound('Room');
+    return rooms[0];
   }
 
   async update(em: EntityManager, principal: Principal, roomRef: string, patch: { name?: string; config?: RoomConfigInput }): Promise<CountedRoom> {
@@ -187,13 +132,13 @@ export class RoomService {
       await flushUnique(tx, locked.name);
       return locked;
     });
-    return this.counted(em, updated);
+    return withParticipantCount(em, updated);
   }
 
   /** The API's end: a tenant, or the host of the room (docs/decisions.md §4). */
   async endByCaller(em: EntityManager, principal: Principal, roomRef: string): Promise<CountedRoom> {
     const room = await roomForPrincipal(em, principal, roomRef, ['host']);
-    return this.counted(em, await this.end(em, tenantOf(principal), room.id));
+    return withParticipantCount(em, await this.end(em, tenantOf(principal), room.id));
   }
 
   /**
@@ -231,10 +176,6 @@ export class RoomService {
       return closed;
     });
     afterCommit();
-  }
-
-  private async counted(em: EntityManager, room: Room): Promise<CountedRoom> {
-    return { room, participantCount: (await this.participantCounts(em, [room.id])).get(room.id) ?? 0 };
   }
 
   private checkedMaxParticipants(tenant: Tenant, requested: number | undefined): number {
