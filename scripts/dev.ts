@@ -4,9 +4,9 @@
 // docs/development.md describes the ports, the variables and how to reset the data.
 import { randomBytes } from 'node:crypto';
 import { serveWebClient } from '../examples/web/serve.ts';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { DEFAULT_TASK_QUEUE } from '../src/config.ts';
 import { projectRoot } from './tools.ts';
@@ -80,6 +80,9 @@ async function main(): Promise<void> {
     SECRETS_KEY: process.env.SECRETS_KEY || (await persistentSecretsKey(settings.dataDir)),
     // Recordings are downloaded from the development media server on loopback (docs/decisions.md §7); explicit settings win.
     SSRF_ALLOW_LOOPBACK: process.env.SSRF_ALLOW_LOOPBACK || 'true',
+    // Webhook, transcription and AI metrics are counted where that work runs, in the worker (docs/metrics.md): in dev
+    // its endpoint is on, on 9464 unless that port is busy or WORKER_METRICS_PORT says otherwise.
+    WORKER_METRICS_PORT: process.env.WORKER_METRICS_PORT || ((await isPortFree(9464)) ? '9464' : '0'),
   };
 
   const mediaServer = join(projectRoot, 'dev', 'media-server', 'server.ts');
@@ -263,11 +266,12 @@ function printSummary(
     ['S3', `${s3.location}   region ${settings.s3Region}${external(s3)}`],
     ['S3 keys', `${settings.s3AccessKeyId} / ${s3.logFile ? settings.s3SecretAccessKey : '(from S3_SECRET_ACCESS_KEY)'}`],
     ['S3 buckets', `${settings.s3Bucket}, ${settings.s3ArchiveBucket}`],
-    ['Web client', webUrl ? `${webUrl}#server=ws://127.0.0.1:${settings.apiPort}&token=<participant access_token>` : '(WEB_PORT busy: not served; npm run web serves it elsewhere)'],
+    ['Web client', webUrl ? `${webUrl}#server=ws://127.0.0.1:${settings.apiPort}&token=<participant access_token>&auth=<participant auth_token>` : '(WEB_PORT busy: not served; WEB_PORT=8081 npm run web serves it elsewhere)'],
+    ['Metrics', metricsRow(settings.apiPort, env.WORKER_METRICS_PORT)],
     ['Media server', mediaUrl ? `${mediaUrl}${'external' in settings.media ? '   (external)' : ''}` : '(none)'],
     ['Transcription', env.OPENAI_BASE_URL ? `openai → ${env.OPENAI_BASE_URL}` : '(default settings)'],
     ['AI', `${env.AI_DEFAULT_PROVIDER || 'builtin'} (openai-compatible → ${env.AI_BASE_URL || 'AI_BASE_URL'})`],
-    ['Data', `${data}/   (reset: stop, then rm -rf ${data})`],
+    ['Data', `${data}/   (reset: stop, then rm -rf ${[data, ...clusterElsewhere(settings.dataDir)].join(' ')})`],
   ];
   const logs = [postgres, temporal, s3].flatMap((s) => (s.logFile ? [relativeToRoot(s.logFile)] : []));
   if (logs.length > 0) rows.push(['Logs', logs.join(', ')]);
@@ -308,6 +312,23 @@ async function announceReady(settings: DevSettings, env: NodeJS.ProcessEnv): Pro
   } finally {
     await connection.close();
   }
+}
+
+/** The API's and the worker's metrics endpoints (docs/metrics.md: webhook, transcription and AI metrics are the worker's). */
+function metricsRow(apiPort: number, workerPort: string | undefined): string {
+  const worker = workerPort && workerPort !== '0' ? `http://127.0.0.1:${workerPort}/metrics` : '(port 9464 busy: set WORKER_METRICS_PORT)';
+  return `API http://127.0.0.1:${apiPort}/metrics, worker ${worker}`;
+}
+
+/**
+ * Run as root from a folder PostgreSQL's own user cannot enter, the cluster lives under /var/tmp (scripts/stack/postgres.ts
+ * writes where in `pgdata.location`): a reset must remove it too, or the next start finds the old database again.
+ */
+function clusterElsewhere(dataDir: string): string[] {
+  const location = join(dataDir, 'postgres', 'pgdata.location');
+  if (!existsSync(location)) return [];
+  const pgdata = readFileSync(location, 'utf8').split('\n')[0].trim();
+  return pgdata ? [dirname(pgdata)] : [];
 }
 
 /** The dev cluster's password is a known default; an external database's is not ours to print. */
