@@ -8,6 +8,7 @@
 // (.sdk/<generator>/.convene-spec-hash); a run whose inputs did not change reuses it (the SDK tests call this).
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -101,6 +102,11 @@ if (import.meta.main) {
     if (!(name in GENERATORS)) throw new Error(`unknown generator ${name} (expected ${Object.keys(GENERATORS).join(', ')})`);
   }
   const generators = (named.length > 0 ? named : Object.keys(GENERATORS)) as GeneratorName[];
+  // The npm CLI fetches the pinned JAR on first use without a word: say so, or a first run looks stuck.
+  const version = await pinnedJarVersion();
+  if (!existsSync(join(REPO_ROOT, 'node_modules', '@openapitools', 'openapi-generator-cli', 'versions', `${version}.jar`))) {
+    console.log(`openapi-generator ${version}: downloading its JAR from Maven Central, once (about 32 MB, no progress shown)…`);
+  }
   for (const generator of generators) {
     const started = performance.now();
     const { dir, cached } = await generateSdk(generator, { force });

@@ -70,3 +70,38 @@ test("the room clients join the walk-through's own room, created with recording 
 test('"record again" records in the same room without creating it a second time', () => {
   expect([...shell.matchAll(RECORDING_START)].length).toBeGreaterThanOrEqual(2);
 });
+
+// docs/integrating.md continues the same session: its shell blocks use the README's variables (not names of their
+// own a pasted command would find empty), and its Express verifier is a drop-in for the README's receiver.
+const integrating = readFileSync(new URL('../../docs/integrating.md', import.meta.url), 'utf8');
+const integratingShell = [...integrating.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((block) => block[1]).join('\n');
+
+test("docs/integrating.md's shell blocks use only variables the README's session or an earlier line sets, curl -s", () => {
+  const assigned = new Set<string>();
+  for (const line of shell.split('\n')) for (const [, name] of line.matchAll(/(?:^|[\s;(])([A-Z_][A-Z0-9_]*)=/g)) assigned.add(name);
+  expect([...assigned]).toEqual(expect.arrayContaining(['BASE', 'TENANT', 'KEY', 'WORK']));
+  for (const line of integratingShell.split('\n')) {
+    const code = line.replace(/(^|\s)#.*$/, '');
+    for (const [, name] of code.matchAll(/(?:^|[\s;(])([A-Z_][A-Z0-9_]*)=/g)) assigned.add(name);
+    for (const [, name] of code.matchAll(/\$\{?([A-Z_][A-Z0-9_]*)/g)) {
+      expect({ line, defined: assigned.has(name) }).toEqual({ line, defined: true });
+    }
+    if (/^curl /.test(code)) expect(code).toMatch(/^curl -s/);
+  }
+});
+
+test("adding an allowed origin in docs/integrating.md keeps the origins the README's step 3 set", () => {
+  const readmeOrigins = JSON.parse(/^# 3\. Configure the tenant[\s\S]*?-d '([^']*)'/m.exec(readme)![1]).allowed_origins as string[];
+  expect(readmeOrigins.length).toBeGreaterThan(0);
+  expect(integratingShell).not.toMatch(/-d '\{"allowed_origins"/); // a literal list would replace them (merge patch)
+  expect(integratingShell).toMatch(/\.\.\.\(require\('\$WORK\/[\w-]+\.json'\)\.data\.config\.allowed_origins/);
+});
+
+test("the Express verifier of docs/integrating.md takes the README receiver's secret variable, port and path", () => {
+  const receiver = /^WEBHOOK_SECRET=\S+ npx node examples\/webhook-receiver\.ts\s+# listens on http:\/\/127\.0\.0\.1:(\d+)(\/\w+)/m.exec(readme);
+  expect(receiver).not.toBeNull();
+  const [, port, path] = receiver!;
+  expect(integrating).toContain('process.env.WEBHOOK_SECRET');
+  expect(integrating).toContain(`app.post('${path}',`);
+  expect(integrating).toContain(`app.listen(${port},`);
+});
