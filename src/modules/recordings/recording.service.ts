@@ -63,8 +63,8 @@ export class RecordingService {
     const id = uuidv7();
     // The provider first (the row needs its recording id), then the row and its auto-stop timer in one transaction
     // (docs/decisions.md §15): no timer exists for a recording that does not. Should this process die between the provider's
-    // start and the commit, the provider's recording is not lost: its `recording.ready` imports it (acceptReady), as
-    // Sync does while it still records.
+    // start and the commit, the provider's recording is not lost: its `recording.ready` imports it
+    // (recording-notifications.ts), as Sync does while it still records.
     let upstream: { upstreamRecordingId: string; startedAt: string };
     try {
       upstream = await this.#deps.provider.startRecording({ roomId: room.id, roomName: room.name });
