@@ -25,6 +25,7 @@ import {
   ANALYSIS_RETRY,
   databaseStep,
   DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS,
+  retryWindowDeadlineMs,
   searchAttributesFor,
   transcriptionTaskQueue,
   transcriptionWorkflowId,
@@ -116,7 +117,7 @@ export async function postMeetingWorkflow({ recordingId, run, stepTimings }: Pos
     try {
       // The window, plus one full attempt begun just before it ends (a stalled attempt never reaches the window check).
       ({ summarised } = await analysis.summarisePostMeeting.executeWithOptions(
-        { summary: 'summary and action items', scheduleToCloseTimeout: (retryWindowSeconds + ANALYSIS_ATTEMPT_SECONDS) * 1000 },
+        { summary: 'summary and action items', scheduleToCloseTimeout: retryWindowDeadlineMs(retryWindowSeconds, ANALYSIS_ATTEMPT_SECONDS) },
         [{ recordingId }],
       ));
     } catch (err) {
@@ -147,7 +148,7 @@ async function transcribe(transcriptId: string, retryWindowSeconds: number, prov
       {
         ...(providerId ? { taskQueue: transcriptionTaskQueue(workflowInfo().taskQueue, providerId) } : {}),
         summary: 'mark processing, stream the recording to the provider, store the segments',
-        scheduleToCloseTimeout: (retryWindowSeconds + TRANSCRIBE_ATTEMPT_SECONDS) * 1000,
+        scheduleToCloseTimeout: retryWindowDeadlineMs(retryWindowSeconds, TRANSCRIBE_ATTEMPT_SECONDS),
       },
       [{ transcriptId }],
     );

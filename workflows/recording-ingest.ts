@@ -15,10 +15,11 @@ import type { RecordingActivities } from '../src/activities/recordings.ts';
 import { recordingRetentionWorkflow } from './recording-retention.ts';
 import {
   databaseStep,
-  formatWindow,
   INGEST_TRANSFER_RETRY,
   postMeetingWorkflowId,
   recordingRetentionWorkflowId,
+  retryWindowDeadlineMs,
+  retryWindowEndedReason,
   searchAttributesFor,
   type IngestRecordingInput,
   type StepTimings,
@@ -39,8 +40,9 @@ const TRANSFER_ATTEMPT_SECONDS = 4 * 3600;
 // the recording stays `processing` meanwhile; the activity turns a failure after the window into a permanent one
 // (it knows the first attempt's time). Permanent ones (404/410, not media, too large) fail at once.
 // An attempt that ends in a heartbeat timeout (a stalled download or S3 call) never reaches that check, so each call
-// also gets a scheduleToCloseTimeout (see transferDeadlineMs): the window, plus one full attempt begun just before it
-// ends. Without it, such stalls would be retried for ever with the recording in `processing`.
+// also gets a scheduleToCloseTimeout derived from the window (retryWindowDeadlineMs, workflows/shared.ts): the window,
+// plus one full attempt begun just before it ends. Without it, such stalls would be retried for ever with the recording
+// in `processing`.
 const transfer = proxyActivities<RecordingActivities>({
   summary: 'download from upstream, store in S3',
   startToCloseTimeout: `${TRANSFER_ATTEMPT_SECONDS} seconds`,
@@ -52,7 +54,7 @@ export async function recordingIngestWorkflow(input: IngestRecordingInput): Prom
   const { recordingId } = input;
   try {
     const { retryWindowSeconds } = input;
-    const stored = await transfer.storeRecordingFile.executeWithOptions({ scheduleToCloseTimeout: transferDeadlineMs(retryWindowSeconds) }, [
+    const stored = await transfer.storeRecordingFile.executeWithOptions({ scheduleToCloseTimeout: retryWindowDeadlineMs(retryWindowSeconds, TRANSFER_ATTEMPT_SECONDS) }, [
       { recordingId, retryWindowSeconds },
     ]);
     const { durationSeconds, ...file } = stored;
@@ -99,19 +101,12 @@ async function startRetention({ recordingId, tenantId, roomId }: IngestRecording
   }
 }
 
-/** docs/decisions.md §7: the retry window, then the last attempt that began inside it, in full. */
-function transferDeadlineMs(retryWindowSeconds: number): number {
-  return (retryWindowSeconds + TRANSFER_ATTEMPT_SECONDS) * 1000;
-}
-
 /** The reason stored on the recording. Activity messages are already free of secrets (src/activities/safe-failure.ts). */
 function failureReason(err: unknown, retryWindowSeconds: number): string {
   const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
-  // The transfer's deadline ended it (see transferDeadlineMs): stalls (heartbeat timeouts) get there, as the activity
+  // The transfer's deadline ended it (retryWindowDeadlineMs): stalls (heartbeat timeouts) get there, as the activity
   // makes any failure of its own after the window permanent first. Worded as the activity words the window's end.
-  if (err instanceof ActivityFailure && err.retryState === 'TIMEOUT') {
-    return `still failing when the retry window of ${formatWindow(retryWindowSeconds)} ended; last failure: ${innermost(cause)}`;
-  }
+  if (err instanceof ActivityFailure && err.retryState === 'TIMEOUT') return retryWindowEndedReason(retryWindowSeconds, innermost(cause));
   return failureMessage(err);
 }
 

@@ -149,8 +149,35 @@ export interface IngestRecordingInput {
   stepTimings?: StepTimings;
 }
 
+/*
+ * The retry window of a step that rides out outages (the ingestion's transfer, INGEST_RETRY_WINDOW, docs/decisions.md §7;
+ * the transcription and AI steps, POST_MEETING_RETRY_WINDOW, §9), decided here once. The window itself travels in the
+ * run's input or an activity's result, so the activity and the workflow read the same number; the activity is the
+ * authority on it, the workflow's deadline is derived from it:
+ * - the activity (src/activities/retry-window.ts) retries a transient failure while withinRetryWindow, then fails for
+ *   good with retryWindowEndedReason;
+ * - an attempt that stalls (a heartbeat or start-to-close timeout) never reaches that check, so the workflow gives the
+ *   step a scheduleToCloseTimeout of retryWindowDeadlineMs: the window, plus one full attempt begun just before it ended.
+ *   That value is recorded in every history of these workflows (ActivityTaskScheduled), so the formula stays as it is.
+ */
+
+/** Whether an attempt scheduled at `attemptScheduledMs` is still inside the window that began with the step's first. */
+export function withinRetryWindow(firstScheduledMs: number, attemptScheduledMs: number, retryWindowSeconds: number): boolean {
+  return attemptScheduledMs - firstScheduledMs < retryWindowSeconds * 1000;
+}
+
+/** The step's scheduleToCloseTimeout, in ms: the window, then the last attempt (at most `attemptSeconds`) begun inside it. */
+export function retryWindowDeadlineMs(retryWindowSeconds: number, attemptSeconds: number): number {
+  return (retryWindowSeconds + attemptSeconds) * 1000;
+}
+
+/** The reason a step failed with when its window ended, worded the same by the activity and the workflow. */
+export function retryWindowEndedReason(retryWindowSeconds: number, lastFailure: string): string {
+  return `still failing when the retry window of ${formatWindow(retryWindowSeconds)} ended; last failure: ${lastFailure}`;
+}
+
 /** A retry window as people read it in a failure reason: "24 h", "90 min", "45 s". */
-export function formatWindow(seconds: number): string {
+function formatWindow(seconds: number): string {
   if (seconds % 3600 === 0) return `${seconds / 3600} h`;
   if (seconds % 60 === 0) return `${seconds / 60} min`;
   return `${seconds} s`;

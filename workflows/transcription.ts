@@ -4,7 +4,14 @@
 import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { TranscriptionActivities } from '../src/activities/transcription.ts';
 import { RUN_FAILURE, TRANSCRIPTION_FAILURE } from './failure-types.ts';
-import { databaseStep, DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS, TRANSCRIBE_RETRY, transcriptionTaskQueue, type TranscriptionInput } from './shared.ts';
+import {
+  databaseStep,
+  DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS,
+  retryWindowDeadlineMs,
+  TRANSCRIBE_RETRY,
+  transcriptionTaskQueue,
+  type TranscriptionInput,
+} from './shared.ts';
 import { failureMessage, isFailureOfType } from './failures.ts';
 
 // Database updates: they wait out the database (docs/decisions.md §15).
@@ -53,7 +60,7 @@ export async function transcriptionWorkflow({ transcriptId }: TranscriptionInput
       {
         ...(onProviderQueue ? { taskQueue: transcriptionTaskQueue(workflowInfo().taskQueue, marked.provider) } : {}),
         summary: 'stream the recording to the provider, store the segments',
-        scheduleToCloseTimeout: (retryWindowSeconds + TRANSCRIBE_ATTEMPT_SECONDS) * 1000,
+        scheduleToCloseTimeout: retryWindowDeadlineMs(retryWindowSeconds, TRANSCRIBE_ATTEMPT_SECONDS),
       },
       [{ transcriptId }],
     );
