@@ -1,7 +1,7 @@
 // Every setting of Convene: its environment variable, its default, and why it exists. Parsed and validated once at
 // start-up; a variable that is set but invalid stops start-up with a message that names it.
 
-import { compileTrustProxy } from './http/client-address.ts';
+import { compileTrustProxy } from './security/trust-proxy.ts';
 import { parseSecretsKeys } from './security/secret-box.ts';
 
 /** Default task queue (TEMPORAL_TASK_QUEUE overrides it; the worker and the API read the same setting). */
@@ -63,7 +63,7 @@ export interface Config {
   /**
    * Which proxies in front of the API are trusted to report the client's address (`X-Forwarded-For`): unset, none (the
    * socket's peer is the client); a number of hops; or a comma list of addresses, CIDR ranges, `loopback`,
-   * `linklocal`, `uniquelocal` (src/http/client-address.ts).
+   * `linklocal`, `uniquelocal` (src/security/trust-proxy.ts).
    */
   trustProxy: string | undefined;
   /** The HTTP server's limits (src/http/server.ts): slow or oversized requests are cut off. */

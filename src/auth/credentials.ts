@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, forbidden, notFound } from '../domain/errors.ts';
 import type { ParticipantRole, Principal } from '../domain/principal.ts';
+import type { OperationAccess, PresentedCredentials } from '../http/authenticate.ts';
 import { issuedFromCurrentKey } from '../modules/auth/auth.service.ts';
 import type { Participant } from '../modules/participants/participant.entity.ts';
 import { currentParticipant, isCurrentParticipant } from '../modules/participants/participant-status.ts';
@@ -16,18 +17,6 @@ import { InvalidTokenError, TokenExpiredError, type TokenClaims, type TokenServi
  */
 export type Transport = 'api' | 'socket';
 
-/** What spec/openapi.yaml says an operation accepts: its security schemes and, for participants, the roles. */
-export interface OperationAccess {
-  schemes: Set<string>;
-  participantRoles: Set<ParticipantRole>;
-}
-
-/** The credentials an HTTP request presented, read off its headers by the adapter (src/http/authenticate.ts). */
-export interface PresentedCredentials {
-  adminKey?: string;
-  apiKey?: string;
-  bearer?: string;
-}
 
 /** A participant token that verified; whether the participant is still in its room is a separate question. */
 export interface ParticipantClaims {

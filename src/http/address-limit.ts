@@ -4,7 +4,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Orm } from '../db/orm.ts';
 import { ApiError, rateLimited, serviceUnavailable } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
-import { addressKey, clientAddress, type TrustProxy } from './client-address.ts';
+import type { TrustProxy } from '../security/trust-proxy.ts';
+import { addressKey, clientAddress } from './client-address.ts';
 import { PostgresRateLimitStore } from './rate-limit.ts';
 
 const WINDOW_MS = 60_000;

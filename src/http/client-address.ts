@@ -1,30 +1,8 @@
 import type { Express } from 'express';
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
-
-/**
- * Which hops' `X-Forwarded-For` is believed: a function of the address and its hop (0 is the socket's peer, 1 the
- * address that peer reports, and so on), as proxy-addr and Express take it.
- */
-export type TrustProxy = (address: string, hop: number) => boolean;
-
-/**
- * `TRUST_PROXY` (docs/decisions.md §14, §16): unset, nobody is trusted and the client is the socket's peer. A number N
- * trusts the N hops nearest the socket, whatever their addresses: the socket's peer and the N − 1 proxies it reports,
- * so the client is the address N hops in from the socket (Express's own meaning of a number, checked in
- * test/unit/http/address-limit.test.ts). Otherwise a comma-separated list of addresses, CIDR ranges or proxy-addr's
- * names (`loopback`, `linklocal`, `uniquelocal`): a hop is trusted when its address is in the list. Either way a value
- * that is not an IP address is never trusted (see clientAddress). Throws on an entry proxy-addr does not understand.
- */
-export function compileTrustProxy(value: string | undefined): TrustProxy {
-  if (value === undefined) return () => false;
-  const hops = /^\d+$/.test(value) ? Number(value) : undefined;
-  const trusted: TrustProxy =
-    hops !== undefined ? (_address, hop) => hop < hops : proxyaddr.compile(value.split(',').map((s) => s.trim()).filter(Boolean));
-  return (address, hop) => isIpAddress(address) && trusted(address, hop);
-}
+import { isIpAddress, type TrustProxy } from '../security/trust-proxy.ts';
 
 /**
  * The client's address for a request or an upgrade: the socket's peer, or what the trusted proxies report. The walk
@@ -66,9 +44,4 @@ export function addressKey(address: string): string {
   if (parsed.kind() === 'ipv4') return parsed.toString();
   const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4);
   return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
-}
-
-/** An IP address in one of its usual notations (node:net's test: "0x7f.1" or "1" are not addresses here). */
-function isIpAddress(value: string): boolean {
-  return isIP(value) !== 0;
 }

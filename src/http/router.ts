@@ -1,5 +1,5 @@
 import type { Express, RequestHandler } from 'express';
-import type { OperationAccess } from '../auth/credentials.ts';
+import type { OperationAccess } from './authenticate.ts';
 import { NEEDS_PRINCIPAL, type TypedHandler } from './handler.ts';
 import type { SpecOperation } from './spec.ts';
 

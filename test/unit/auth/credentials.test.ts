@@ -4,10 +4,10 @@
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import supertest from 'supertest';
-import { createCredentialResolver, type OperationAccess } from '../../../src/auth/credentials.ts';
+import { createCredentialResolver } from '../../../src/auth/credentials.ts';
 import type { Orm } from '../../../src/db/orm.ts';
 import { ApiError } from '../../../src/domain/errors.ts';
-import { createAuthenticator } from '../../../src/http/authenticate.ts';
+import { createAuthenticator, type OperationAccess } from '../../../src/http/authenticate.ts';
 import { errorMiddleware } from '../../../src/http/errors.ts';
 import { createLogger } from '../../../src/logger.ts';
 import type { TenantService } from '../../../src/modules/tenants/tenant.service.ts';

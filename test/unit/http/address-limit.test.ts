@@ -4,7 +4,8 @@ import supertest from 'supertest';
 import type { Orm } from '../../../src/db/orm.ts';
 import { ApiError } from '../../../src/domain/errors.ts';
 import { AuthFailureLimiter } from '../../../src/http/address-limit.ts';
-import { addressKey, clientAddress, compileTrustProxy, useClientAddress } from '../../../src/http/client-address.ts';
+import { addressKey, clientAddress, useClientAddress } from '../../../src/http/client-address.ts';
+import { compileTrustProxy } from '../../../src/security/trust-proxy.ts';
 import { createLogger } from '../../../src/logger.ts';
 
 test('addresses: IPv4 as is, IPv4-mapped IPv6 as IPv4, IPv6 by its /64', () => {
