@@ -1,0 +1,45 @@
+// The order jest starts test files in (jest.config.js testSequencer). Jest's own order puts files that failed last
+// time first, then the slowest by the durations it cached; with no cache (a clean clone, CI) it goes by file size, and
+// the longest files of the suite are among the smallest (a fault test that is one line calling a shared scenario), so
+// they started last and one worker ran them alone at the end while the other had nothing left (about 2 minutes of a
+// clean-clone run). Here the files known to take longest (single-file times on 2 cores, the slowest first) start
+// first; every other file keeps jest's order after them. A file missing from the list is only started later. When jest
+// has timed most files before (its cache, on a developer's machine), its own order stands.
+import jestSequencer from '@jest/test-sequencer';
+import type { Test } from '@jest/test-result';
+
+// Its ESM entry (index.mjs, what Node loads) exports the class itself; its typings describe the CommonJS file.
+const DefaultSequencer = jestSequencer as unknown as typeof jestSequencer.default;
+
+/** Test files that take 30 s or more on 2 cores, the slowest first (paths from the repository root). */
+const SLOWEST_FIRST = [
+  'test/integration/faults/s3-unreachable.test.ts',
+  'test/integration/realtime/multi-instance.test.ts',
+  'test/integration/faults/postgres-pause-pipeline.test.ts',
+  'test/sdk/typescript.test.ts',
+  'test/integration/transcripts/worker-crash.test.ts',
+  'test/integration/deliveries/restarts.test.ts',
+  'test/sdk/examples.test.ts',
+  'test/integration/hardening/keys-and-secrets.test.ts',
+  'test/integration/deliveries/deliveries.test.ts',
+  'test/integration/faults/postgres-outage-pipeline.test.ts',
+  'test/integration/recordings/object-store.test.ts',
+  'test/integration/faults/temporal-restart.test.ts',
+  'test/workflows/ingest-outages.test.ts',
+  'test/integration/transcripts/transcripts.test.ts',
+  'test/integration/recordings/worker-crash.test.ts',
+  'test/sdk/python.test.ts',
+];
+
+export default class SlowestFirstSequencer extends DefaultSequencer {
+  override async sort(tests: Array<Test>): Promise<Array<Test>> {
+    const jestOrder = await super.sort(tests);
+    // Most files timed by a run before (jest's cache, a developer's machine): jest's order is the better one.
+    if (jestOrder.filter((test) => test.duration != null).length > jestOrder.length / 2) return jestOrder;
+    const rank = (test: Test) => {
+      const index = SLOWEST_FIRST.findIndex((path) => test.path.endsWith(`/${path}`));
+      return index < 0 ? SLOWEST_FIRST.length : index;
+    };
+    return [...jestOrder].sort((a, b) => rank(a) - rank(b)); // stable: the rest keep jest's order
+  }
+}
