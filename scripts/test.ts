@@ -22,14 +22,14 @@ const steps: Array<[string, string, string[]]> = [
   // eslint.config.js: no floating promises anywhere; workflows/ import nothing but the workflow SDK, workflow files and types.
   ['lint (ESLint with typescript-eslint, type-aware; no warnings allowed)', bin('eslint'), ['--max-warnings', '0', '.']],
   ['type check (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
-  // ~3.5 min on 2 cores: two time-boxed schemathesis runs (tenant key, admin key) against the real app and services.
+  // ~2.5 min on 2 cores: two time-boxed schemathesis runs (tenant key, admin key) against the real app and services.
   ['contract fuzzing (schemathesis over spec/openapi.yaml, scripts/fuzz.ts)', node, ['scripts/fuzz.ts']],
 ];
 
 // Said up front, so nobody takes a quiet minute for a hang.
 console.log(
-  'npm test takes about 10 minutes on 2 cores (the first run longer: it installs the service binaries, the fuzzer and ' +
-    'the openapi-generator JAR). Contract fuzzing alone takes ~3.5 min and prints a progress line every 30 s.',
+  'npm test takes about 17 minutes on 2 cores (the first run longer: it installs the service binaries, the fuzzer and ' +
+    'the openapi-generator JAR): contract fuzzing ~2.5 min, printing a progress line every 30 s, then jest ~12 min.',
 );
 
 for (const [title, command, args] of steps) {
