@@ -137,9 +137,29 @@ export function isNameSaid(owner: string, source: string): boolean {
     .every((part) => said.has(part.toLowerCase().replace(/'s$/, '')));
 }
 
+/** What the builtin analyser leaves out (docs/decisions.md §9): hedges and wishes, conditions, the past. */
+const NOT_A_COMMITMENT = /\b(?:maybe|perhaps|probably|might|one day|someday|some day|if|would love|i'd love|could even|already|last (?:week|month|year|time|sprint)|yesterday|ago)\b/i;
+
 /**
- * A model's items for one part of a meeting, checked against that part: tidied, grounded, an owner kept only when the
- * name is said in the part, and nothing left with a problem.
+ * Whether the sentences a task comes from (those of `source` sharing the most of its content words) all say something
+ * other than a commitment: "Maybe one day we can take the older class to the planetarium", "Last week Tom sent …".
+ */
+export function comesFromNonCommitment(task: string, source: string): boolean {
+  const content = new Set(contentWords(task).map(stem));
+  if (content.size === 0) return false;
+  const lines = source.split('\n').flatMap((line) => line.split(/(?<=[.!?])\s+/));
+  const shared = lines.map((line) => {
+    const said = new Set(words(line).map(stem));
+    return [...content].filter((word) => said.has(word)).length;
+  });
+  const best = Math.max(0, ...shared);
+  if (best === 0) return false;
+  return lines.filter((_, i) => shared[i] === best).every((line) => NOT_A_COMMITMENT.test(line));
+}
+
+/**
+ * A model's items for one part of a meeting, checked against that part: tidied, grounded, not taken from a hedge or
+ * the past, an owner kept only when the name is said in the part, and nothing left with a problem.
  */
 export function checkProposedItems(items: readonly string[], source: string): string[] {
   const out: string[] = [];
@@ -147,7 +167,7 @@ export function checkProposedItems(items: readonly string[], source: string): st
     const tidy = tidyItem(raw);
     if (tidy === undefined) continue;
     const { owner, task } = splitOwner(tidy);
-    if (!isGrounded(task, source)) continue;
+    if (!isGrounded(task, source) || comesFromNonCommitment(task, source)) continue;
     const item = owner !== null && !isNameSaid(owner, source) ? (tidyItem(task) ?? '') : tidy;
     if (item && itemProblems(item).length === 0) out.push(item);
   }

@@ -42,6 +42,19 @@ describe("a model's items", () => {
     ).toEqual(['Omar: check the invoices against the contracts by Tuesday', 'Check the invoice totals']);
   });
 
+  test('not taken from a hedge, a wish or the past', () => {
+    const part = [
+      'speaker_0: Maybe one day we can take the older class to the planetarium.',
+      'speaker_0: Last week Tom sent the invoices to the auditors.',
+      "speaker_0: I'll send the invoices to the auditors again on Monday.",
+      'speaker_0: Nora, could you book the bus for the museum trip?',
+      'speaker_0: Yes.',
+    ].join('\n');
+    expect(
+      checkProposedItems(['Take the older class to the planetarium', 'Nora: book the bus for the museum trip', 'Send the invoices to the auditors on Monday'], part),
+    ).toEqual(['Nora: book the bus for the museum trip', 'Send the invoices to the auditors on Monday']);
+  });
+
   test('merged without duplicates across parts, the named owner kept', () => {
     expect(
       mergeItems([
