@@ -1,6 +1,6 @@
 // What no retry can fix in a transcription or a post-meeting step (docs/decisions.md §9). The stages throw these plain
 // errors and know nothing of Temporal; the activities (src/activities/transcription.ts, post-meeting.ts) turn them
-// into non-retryable failures of the workflows' types (TRANSCRIPTION_FAILURE).
+// into non-retryable failures of the workflows' types (TRANSCRIPTION_FAILURE, workflows/failure-types.ts).
 
 /** The transcript's row (or the recording it belongs to) is gone: its room, recording or tenant was deleted. */
 export class TranscriptGone extends Error {
