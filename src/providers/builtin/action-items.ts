@@ -98,8 +98,10 @@ const OWNER_FIRST = new RegExp(String.raw`^${NAME}\s*(?:\bto\b|\bwill\b|\bshould
 function explicitMarker(text: string, speaker: string | null): Item | undefined {
   const marker = ACTION_MARKER.exec(text);
   const todo = marker ? null : TODO_MARKER.exec(text);
-  const rest = marker?.[2] ?? todo?.[1];
-  if (rest === undefined) return undefined;
+  const said = marker?.[2] ?? todo?.[1];
+  if (said === undefined) return undefined;
+  // "Action item, Ravi to order the chairs": the comma after the marker is not part of the item.
+  const rest = leadingNoiseOff(said);
   const forWhom: string | undefined = marker?.[1];
   const named = OWNER_FIRST.exec(rest);
   const namedOwner = named ? nameIn(named[1], { loose: false, initial: true }) : undefined;

@@ -234,6 +234,7 @@ describe('owners as a recogniser without speakers gives them (one label for ever
           'Sure, this week.',
           "Let's have Omar check the invoices against the contracts.",
           'Jun owns the database migration.',
+          'Action item, Ravi to order the chairs.',
           'Tina, grab two chairs from the patio.',
           'On it.',
           'Great, then Pat collects the signatures at the door on Saturday.',
@@ -244,6 +245,7 @@ describe('owners as a recogniser without speakers gives them (one label for ever
       'Pat: file a complaint with them this week',
       'Omar: check the invoices against the contracts',
       'Jun: own the database migration',
+      'Ravi: order the chairs',
       'Tina: grab two chairs from the patio',
       'Pat: collect the signatures at the door on Saturday',
     ]);
