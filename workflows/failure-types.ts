@@ -6,7 +6,7 @@
 // type), so a value never changes: test/workflows/replay.test.ts replays histories that carry them.
 
 /** What the ingestion's activities (src/activities/recordings.ts) throw when no retry can fix it. */
-export const NON_RETRYABLE = {
+export const INGESTION_FAILURE = {
   /** The recording row is gone (room or tenant deleted). */
   recordingGone: 'RecordingGone',
   /**

@@ -24,13 +24,13 @@ import {
   type IngestRecordingInput,
   type StepTimings,
 } from './shared.ts';
-import { NON_RETRYABLE, RUN_FAILURE } from './failure-types.ts';
+import { INGESTION_FAILURE, RUN_FAILURE } from './failure-types.ts';
 import { failureMessage, isFailureOfType } from './failures.ts';
 
 // Database steps: they wait out the database (docs/decisions.md §15), however long it is away.
 // The input's stepTimings (fault tests only) shorten them; absent, the defaults (workflows/shared.ts StepTimings).
 const bookkeeping = (summary: string, timings?: StepTimings) =>
-  proxyActivities<RecordingActivities>({ summary, ...databaseStep([NON_RETRYABLE.recordingGone], timings) });
+  proxyActivities<RecordingActivities>({ summary, ...databaseStep([INGESTION_FAILURE.recordingGone], timings) });
 
 /** One transfer attempt at most (a 20 GiB file on a slow link). */
 const TRANSFER_ATTEMPT_SECONDS = 4 * 3600;
@@ -47,7 +47,7 @@ const transfer = proxyActivities<RecordingActivities>({
   summary: 'download from upstream, store in S3',
   startToCloseTimeout: `${TRANSFER_ATTEMPT_SECONDS} seconds`,
   heartbeatTimeout: '15 seconds',
-  retry: { ...INGEST_TRANSFER_RETRY, nonRetryableErrorTypes: [NON_RETRYABLE.recordingGone, NON_RETRYABLE.permanentIngestFailure] },
+  retry: { ...INGEST_TRANSFER_RETRY, nonRetryableErrorTypes: [INGESTION_FAILURE.recordingGone, INGESTION_FAILURE.permanentIngestFailure] },
 });
 
 export async function recordingIngestWorkflow(input: IngestRecordingInput): Promise<{ status: 'ready'; sizeBytes: number }> {
@@ -67,7 +67,7 @@ export async function recordingIngestWorkflow(input: IngestRecordingInput): Prom
     }
     return { status: 'ready', sizeBytes: stored.sizeBytes };
   } catch (err) {
-    if (isFailureOfType(err, NON_RETRYABLE.recordingGone)) throw err;
+    if (isFailureOfType(err, INGESTION_FAILURE.recordingGone)) throw err;
     const reason = failureReason(err, input.retryWindowSeconds);
     await bookkeeping('mark the recording failed', input.stepTimings).markRecordingFailed({ recordingId, reason });
     // Fail the run too, so the operator sees it red in the Temporal UI (and a later notification may start a new one).

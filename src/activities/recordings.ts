@@ -18,7 +18,7 @@ import type { SecretBox } from '../security/secret-box.ts';
 import type { SsrfPolicy } from '../security/ssrf-guard.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import type { MediaProvider } from '../upstream/media-provider.ts';
-import { NON_RETRYABLE } from '../../workflows/failure-types.ts';
+import { INGESTION_FAILURE } from '../../workflows/failure-types.ts';
 import { failureWithinWindow } from './retry-window.ts';
 import { permanentFailures, withSafeFailures } from './safe-failure.ts';
 
@@ -66,7 +66,7 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
           progress: (bytes) => context.heartbeat(bytes),
         });
       } catch (err) {
-        throw failureWithinWindow(ingestionFailures.map(err), input.retryWindowSeconds, NON_RETRYABLE.permanentIngestFailure);
+        throw failureWithinWindow(ingestionFailures.map(err), input.retryWindowSeconds, INGESTION_FAILURE.permanentIngestFailure);
       }
     },
 
@@ -126,6 +126,6 @@ export type RecordingActivities = ReturnType<typeof createRecordingActivities>;
 
 /** The ingestion stages' permanent failures as the workflow's non-retryable types; anything else as it is. */
 const ingestionFailures = permanentFailures([
-  [RecordingGone, NON_RETRYABLE.recordingGone],
-  [PermanentIngestFailure, NON_RETRYABLE.permanentIngestFailure],
+  [RecordingGone, INGESTION_FAILURE.recordingGone],
+  [PermanentIngestFailure, INGESTION_FAILURE.permanentIngestFailure],
 ]);

@@ -1,7 +1,7 @@
 // What no retry can fix in a recording's ingestion (docs/decisions.md §7). The ingestion stages throw these plain errors
 // and know nothing of Temporal; the activities (src/activities/recordings.ts) turn them into non-retryable failures of
-// the workflow's error types (NON_RETRYABLE, workflows/failure-types.ts). Any other error is transient: retried within
-// INGEST_RETRY_WINDOW.
+// the workflow's error types (INGESTION_FAILURE, workflows/failure-types.ts). Any other error is transient: retried
+// within INGEST_RETRY_WINDOW.
 
 /** The recording's row is gone (its room or tenant was deleted): the run ends, nothing is marked. */
 export class RecordingGone extends Error {
