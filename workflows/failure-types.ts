@@ -36,6 +36,14 @@ export const TRANSCRIPTION_FAILURE = {
   failedEarlier: 'TranscriptionFailed',
 } as const;
 
+/**
+ * What the provider and analyser calls throw for an outage (5xx, 429, a timeout): retried by the step's policy until its
+ * window ends, so never among TRANSCRIPTION_FAILURE (whose values are those steps' non-retryable types).
+ */
+export const RETRYABLE_FAILURE = {
+  providerUnavailable: 'ProviderUnavailable',
+} as const;
+
 /** What the webhook delivery's activity (src/activities/deliveries.ts) throws when the delivery's row is gone. */
 export const DELIVERY_FAILURE = {
   deliveryGone: 'DeliveryGone',
