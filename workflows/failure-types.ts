@@ -36,12 +36,17 @@ export const TRANSCRIPTION_FAILURE = {
   failedEarlier: 'TranscriptionFailed',
 } as const;
 
-/**
- * What the provider and analyser calls throw for an outage (5xx, 429, a timeout): retried by the step's policy until its
- * window ends, so never among TRANSCRIPTION_FAILURE (whose values are those steps' non-retryable types).
- */
+/** Failures an activity throws for its workflow's policy to retry: named, never among the non-retryable types. */
 export const RETRYABLE_FAILURE = {
+  /**
+   * A provider or analyser call met an outage (5xx, 429, a timeout): retried until the step's window ends, so never
+   * among TRANSCRIPTION_FAILURE (whose values are those steps' non-retryable types).
+   */
   providerUnavailable: 'ProviderUnavailable',
+  /** A delivery attempt prepared past its heartbeat timeout is not sent (src/activities/deliveries.ts). */
+  attemptSuperseded: 'AttemptSuperseded',
+  /** A tenant's purge waits while the tenant's row still exists (src/activities/tenants.ts). */
+  tenantStillExists: 'TenantStillExists',
 } as const;
 
 /** What the webhook delivery's activity (src/activities/deliveries.ts) throws when the delivery's row is gone. */

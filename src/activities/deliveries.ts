@@ -19,7 +19,7 @@ import {
 import type { WebhookSettings } from '../modules/deliveries/webhook-settings.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
-import { DELIVERY_FAILURE } from '../../workflows/failure-types.ts';
+import { DELIVERY_FAILURE, RETRYABLE_FAILURE } from '../../workflows/failure-types.ts';
 import { withSafeFailures } from './safe-failure.ts';
 
 export { webhookSettings, type WebhookSettings } from '../modules/deliveries/webhook-settings.ts';
@@ -82,7 +82,7 @@ function refuseIfSuperseded(begunAt: number): void {
   if (!heartbeatTimeoutMs) return;
   const elapsedMs = performance.now() - begunAt;
   if (elapsedMs >= heartbeatTimeoutMs - SUPERSEDED_MARGIN_MS) {
-    throw ApplicationFailure.retryable(`attempt prepared for ${Math.round(elapsedMs)} ms, past its heartbeat timeout: not sending`, 'AttemptSuperseded');
+    throw ApplicationFailure.retryable(`attempt prepared for ${Math.round(elapsedMs)} ms, past its heartbeat timeout: not sending`, RETRYABLE_FAILURE.attemptSuperseded);
   }
 }
 

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Orm } from '../db/orm.ts';
 import { tenantKeyPrefix } from '../storage/keys.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
+import { RETRYABLE_FAILURE } from '../../workflows/failure-types.ts';
 import { withSafeFailures } from './safe-failure.ts';
 
 export function createTenantActivities(deps: { store: ObjectStore; orm: Orm }) {
@@ -12,7 +13,7 @@ export function createTenantActivities(deps: { store: ObjectStore; orm: Orm }) {
      */
     async purgeTenantObjects({ tenantId }: { tenantId: string }): Promise<{ objectsDeleted: number }> {
       const rows: unknown[] = await deps.orm.em.fork().execute('select 1 from tenants where id = ?', [tenantId]);
-      if (rows.length > 0) throw ApplicationFailure.retryable(`tenant ${tenantId} still exists; its files are kept`, 'TenantStillExists');
+      if (rows.length > 0) throw ApplicationFailure.retryable(`tenant ${tenantId} still exists; its files are kept`, RETRYABLE_FAILURE.tenantStillExists);
       return { objectsDeleted: await deps.store.deletePrefix(tenantKeyPrefix(tenantId)) };
     },
   });

@@ -6,7 +6,7 @@ import { DELIVERY_FAILURE, INGESTION_FAILURE, RETRYABLE_FAILURE, RUN_FAILURE, TR
 test('the failure types keep the values the histories hold', () => {
   expect(INGESTION_FAILURE).toEqual({ recordingGone: 'RecordingGone', permanentIngestFailure: 'PermanentIngestFailure' });
   expect(Object.values(TRANSCRIPTION_FAILURE)).toEqual(['TranscriptGone', 'RecordingUnavailable', 'ProviderRejected', 'RetryWindowEnded', 'TranscriptionFailed']);
-  expect(RETRYABLE_FAILURE).toEqual({ providerUnavailable: 'ProviderUnavailable' });
+  expect(RETRYABLE_FAILURE).toEqual({ providerUnavailable: 'ProviderUnavailable', attemptSuperseded: 'AttemptSuperseded', tenantStillExists: 'TenantStillExists' });
   expect(Object.values(TRANSCRIPTION_FAILURE)).not.toContain(RETRYABLE_FAILURE.providerUnavailable);
   expect(DELIVERY_FAILURE).toEqual({ deliveryGone: 'DeliveryGone' });
   expect(RUN_FAILURE).toEqual({ ingestionFailed: 'IngestionFailed', transcriptionFailed: 'TranscriptionFailed' });
