@@ -21,6 +21,7 @@ import { createProviderRegistry } from '../../src/providers/registry.ts';
 import { recordingObjectKey } from '../../src/storage/keys.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../dev/media-server/server.ts';
 import { WORKFLOWS_PATH } from '../../src/worker.ts';
+import { startedRun } from '../helpers/handovers.ts';
 import { createPipelineWorker, type PipelineWorker } from '../helpers/pipeline-worker.ts';
 import type { PostMeetingOutcome } from '../../workflows/post-meeting.ts';
 import { postMeetingWorkflowId, searchAttributesFor, webhookDeliveryWorkflowId } from '../../workflows/shared.ts';
@@ -151,7 +152,8 @@ async function postMeeting(recordingId: string) {
   const outcome = (await handle.result()) as PostMeetingOutcome;
   const spent = await workflowTimeSpent(handle);
   expect(outcome.deliveryId).toEqual(expect.any(String));
-  await env.client.workflow.getHandle(webhookDeliveryWorkflowId(outcome.deliveryId!)).result();
+  // The delivery is handed over through the outbox: its run starts when the relay gets to it, a moment after.
+  await (await startedRun(env.client, webhookDeliveryWorkflowId(outcome.deliveryId!))).result();
   const webhook = receiver.received.find((r) => r.headers['x-convene-delivery'] === outcome.deliveryId);
   expect(webhook).toBeDefined();
   expect(webhook!.signatureValid).toBe(true);
