@@ -53,9 +53,36 @@ function balancedEnd(text: string, start: number): number {
   return -1;
 }
 
+/**
+ * An answer cut short, as a small model writes one that runs on until the server's context is full (llama.cpp then
+ * stops: `truncated`): its summary and the action items written out whole, when the summary is whole. Measured on a
+ * 45-minute meeting with the 1.5 B model: the first part's answer ran to the end of an 8k context.
+ */
+function cutShort(content: string): Record<string, unknown> | undefined {
+  const summary = /^\s*(?:```(?:json)?\s*)?\{\s*"summary"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(content);
+  if (!summary) return undefined;
+  const list = content.indexOf('[', content.indexOf('"action_items"'));
+  const items: unknown[] = [];
+  if (content.includes('"action_items"') && list !== -1) {
+    for (let at = content.indexOf('{', list); at !== -1; ) {
+      const end = balancedEnd(content, at);
+      if (end === -1) break;
+      try {
+        items.push(JSON.parse(content.slice(at, end + 1)));
+      } catch {
+        // A broken item: skip it.
+      }
+      at = content.indexOf('{', end + 1);
+    }
+    // Items written as text: the complete strings of the list.
+    if (items.length === 0) for (const match of content.slice(list).matchAll(/"((?:[^"\\]|\\.)*)"\s*[,\]]/g)) items.push(JSON.parse(`"${match[1]}"`));
+  }
+  return { summary: JSON.parse(summary[1]) as string, action_items: items };
+}
+
 /** `{summary, action_items}` from the message of a model; a message without it is a final failure. */
 export function insightsFrom(provider: string, content: string): MeetingInsights {
-  const json = firstJsonObject(content);
+  const json = firstJsonObject(content) ?? cutShort(content);
   if (!json) throw unusable(provider, `the message is not JSON: ${content.slice(0, 200)}`);
   const { summary, action_items: items } = json as { summary?: unknown; action_items?: unknown };
   if (typeof summary !== 'string') throw unusable(provider, '"summary" is not a string');

@@ -4,6 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OpenAiCompatibleAnalyzer } from '../../../src/providers/ai-openai-compatible.ts';
+import { insightsFrom } from '../../../src/providers/llm-answer.ts';
 
 let server: Server;
 let baseUrl: string;
@@ -83,4 +84,16 @@ test('a long meeting in parts: the same commitment proposed by two parts is one 
   });
   const insights = await analyzer(2600).analyze(meeting);
   expect(insights.actionItems).toEqual(['Jun: own the database migration']);
+});
+
+test('an answer cut short at the end of the context keeps its summary and the items written out whole', () => {
+  const cut =
+    '{\n  "summary": "Invoices and chairs.",\n  "action_items": [\n    {"owner": "Omar", "task": "check the invoices against the contracts", "due": null},\n' +
+    '    {"owner": null, "task": "order the chairs for the hall", "due": null},\n    {"owner": null, "task": "order the chai';
+  expect(insightsFrom('p', cut)).toEqual({
+    summary: 'Invoices and chairs.',
+    actionItems: ['Omar: check the invoices against the contracts', 'order the chairs for the hall'],
+  });
+  // Without a whole summary it is still an unusable answer.
+  expect(() => insightsFrom('p', '{"summary": "Invoi')).toThrow('unusable answer');
 });
