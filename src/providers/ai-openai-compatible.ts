@@ -84,6 +84,8 @@ const SHRINK_WITHOUT_NUMBERS = 0.5;
 type AnswerFormat = 'json_schema' | 'json_object' | 'none';
 const answerFormats = new Map<string, AnswerFormat>();
 const WEAKER: Record<AnswerFormat, AnswerFormat | undefined> = { json_schema: 'json_object', json_object: 'none', none: undefined };
+/** Base URLs that refuse `max_tokens` (OpenAI's reasoning models want `max_completion_tokens`): not sent again. */
+const withoutMaxTokens = new Set<string>();
 
 interface Call {
   key: string | undefined;
@@ -180,6 +182,10 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
     const promptTokens = estimateTokens(system) + estimateTokens(user) + 2 * MESSAGE_OVERHEAD_TOKENS;
     let format = answerFormats.get(baseUrl) ?? 'json_schema';
     let answer = await this.#post(system, user, call, responseFormat(format, schema), promptTokens);
+    if (!withoutMaxTokens.has(baseUrl) && refusesMaxTokens(answer)) {
+      withoutMaxTokens.add(baseUrl);
+      answer = await this.#post(system, user, call, responseFormat(format, schema), promptTokens);
+    }
     for (let weaker = WEAKER[format]; weaker && refusesResponseFormat(answer); weaker = WEAKER[format]) {
       format = weaker;
       answerFormats.set(baseUrl, format);
@@ -196,6 +202,8 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
       JSON.stringify({
         model: call.model,
         temperature: 0,
+        // The answer may take the room kept for it, no more: a small model can otherwise write until the context is full.
+        ...(withoutMaxTokens.has(this.#config.baseUrl) ? {} : { max_tokens: ANSWER_TOKENS }),
         ...(format ? { response_format: format } : {}),
         messages: [
           { role: 'system', content: system },
@@ -272,6 +280,11 @@ function smallerBudget(sizes: { budget: number; fixed: number; prompt: number },
 function responseFormat(format: AnswerFormat, schema: object): object | undefined {
   if (format === 'json_schema') return { type: 'json_schema', json_schema: { name: 'answer', strict: true, schema } };
   return format === 'json_object' ? { type: 'json_object' } : undefined;
+}
+
+/** 400/422 that is about `max_tokens`. */
+function refusesMaxTokens(answer: ProviderResponse): boolean {
+  return (answer.status === 400 || answer.status === 422) && /max_tokens/i.test(answer.body);
 }
 
 /** 400/422 that is about `response_format` (the server does not know the field or the `json_object` type). */

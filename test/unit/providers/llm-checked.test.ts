@@ -11,6 +11,8 @@ let baseUrl: string;
 /** What the stand-in model answers for a prompt (its user message). */
 let answerFor: (user: string) => unknown;
 const formats: unknown[] = [];
+const maxTokens: unknown[] = [];
+let refuseMaxTokens = false;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -19,6 +21,12 @@ beforeAll(async () => {
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: Array<{ content: string }>; response_format?: unknown };
       formats.push(body.response_format);
+      maxTokens.push((body as { max_tokens?: unknown }).max_tokens);
+      if (refuseMaxTokens && (body as { max_tokens?: unknown }).max_tokens !== undefined) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model." } }));
+        return;
+      }
       const content = JSON.stringify(answerFor(body.messages[1].content));
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { role: 'assistant', content } }] }));
     });
@@ -69,6 +77,8 @@ test("a model's items are tidied, grounded, owned only by names said, without fi
     'Send their notes about the invoices',
   ]);
   expect(formats.at(-1)).toMatchObject({ type: 'json_schema' });
+  // The answer is bounded by the room kept for it in the context window.
+  expect(maxTokens.at(-1)).toBe(1024);
 });
 
 test('a long meeting in parts: the same commitment proposed by two parts is one item, the named one kept', async () => {
@@ -96,4 +106,24 @@ test('an answer cut short at the end of the context keeps its summary and the it
   });
   // Without a whole summary it is still an unusable answer.
   expect(() => insightsFrom('p', '{"summary": "Invoi')).toThrow('unusable answer');
+});
+
+test('a server that refuses max_tokens is asked again without it, and never sent it again', async () => {
+  refuseMaxTokens = true;
+  answerFor = () => ({ summary: 'S.', action_items: [{ owner: 'Omar', task: 'check the invoices', due: null }] });
+  const refusing = new OpenAiCompatibleAnalyzer({
+    defaultProvider: 'openai-compatible',
+    baseUrl: `${baseUrl}/refusing`,
+    apiKey: undefined,
+    model: 'local/qwen',
+    timeoutMs: 5000,
+    timeoutPer1kTokensMs: 0,
+    contextTokens: 8192,
+  });
+  const meeting = lines('Omar, can you check the invoices?', 'Sure.');
+  const before = maxTokens.length;
+  expect((await refusing.analyze(meeting)).actionItems).toEqual(['Omar: check the invoices']);
+  expect(await refusing.analyze(meeting)).toMatchObject({ actionItems: ['Omar: check the invoices'] });
+  expect(maxTokens.slice(before)).toEqual([1024, undefined, undefined]);
+  refuseMaxTokens = false;
 });
