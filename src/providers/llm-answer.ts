@@ -60,7 +60,12 @@ function balancedEnd(text: string, start: number): number {
  */
 function cutShort(content: string): Record<string, unknown> | undefined {
   const summary = /^\s*(?:```(?:json)?\s*)?\{\s*"summary"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(content);
-  if (!summary) return undefined;
+  if (!summary) {
+    // The summary itself ran on (measured: a 45-minute meeting's part): its whole sentences, and no items.
+    const started = /^\s*(?:```(?:json)?\s*)?\{\s*"summary"\s*:\s*"((?:[^"\\]|\\.)*)$/.exec(content);
+    const sentences = started ? /^.*[.!?](?=\s)/s.exec(started[1])?.[0] : undefined;
+    return sentences ? { summary: sentences.replace(/\\(["\\/])/g, '$1').replace(/\\n/g, ' '), action_items: [] } : undefined;
+  }
   const list = content.indexOf('[', content.indexOf('"action_items"'));
   const items: unknown[] = [];
   if (content.includes('"action_items"') && list !== -1) {

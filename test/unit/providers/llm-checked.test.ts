@@ -104,7 +104,11 @@ test('an answer cut short at the end of the context keeps its summary and the it
     summary: 'Invoices and chairs.',
     actionItems: ['Omar: check the invoices against the contracts', 'order the chairs for the hall'],
   });
-  // Without a whole summary it is still an unusable answer.
+  // A summary that ran on keeps its whole sentences; without one it is still an unusable answer.
+  expect(insightsFrom('p', '{"summary": "The park repair was funded. The lighting and the lighting and the')).toEqual({
+    summary: 'The park repair was funded.',
+    actionItems: [],
+  });
   expect(() => insightsFrom('p', '{"summary": "Invoi')).toThrow('unusable answer');
 });
 
