@@ -28,8 +28,8 @@ const steps: Array<[string, string, string[]]> = [
 
 // Said up front, so nobody takes a quiet minute for a hang.
 console.log(
-  'npm test takes about 17 minutes on 2 cores (the first run longer: it installs the service binaries, the fuzzer and ' +
-    'the openapi-generator JAR): contract fuzzing ~2.5 min, printing a progress line every 30 s, then jest ~12 min.',
+  'npm test takes about 11 minutes on 2 idle cores, up to 16 on a busy machine (the first run longer: it installs the service binaries, the fuzzer and ' +
+    'the openapi-generator JAR): contract fuzzing ~2.5 min, printing a progress line every 30 s, then jest ~8.5 min (~12 when busy).',
 );
 
 for (const [title, command, args] of steps) {
