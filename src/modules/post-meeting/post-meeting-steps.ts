@@ -21,6 +21,7 @@ import { TenantSchema } from '../tenants/tenant.entity.ts';
 import type { TenantService } from '../tenants/tenant.service.ts';
 import { ProviderRejected } from '../transcripts/transcription-failures.ts';
 import { createPendingTranscript } from '../transcripts/transcript.entity.ts';
+import { meetingParticipants } from './meeting-participants.ts';
 import { PostMeetingResultSchema, type PostMeetingError, type PostMeetingResult } from './post-meeting-result.entity.ts';
 
 /** Stored `errors[]` messages are cut to this many characters. */
@@ -135,7 +136,7 @@ export async function prepareSummary(
   deps: { tenants: Tenants; providers: ProviderRegistry },
   recordingId: string,
 ): Promise<SummaryWork> {
-  const { config } = await loadRecording(em, deps.tenants, recordingId);
+  const { recording, config } = await loadRecording(em, deps.tenants, recordingId);
   const row = await em.findOneOrFail(PostMeetingResultSchema, { recording: recordingId }, { populate: ['transcript'] });
   if (row.summary !== null && row.summary !== undefined) return { kind: 'done', summarised: true };
   const transcript = row.transcript;
@@ -152,10 +153,12 @@ export async function prepareSummary(
   const analyzerId = ai?.provider ?? deps.providers.ai.defaultId;
   const analyzer = deps.providers.ai.get(analyzerId);
   if (!analyzer) throw new ProviderRejected(`AI provider "${analyzerId}" is not configured`);
+  const participants = await meetingParticipants(em, recording);
   const request: AnalysisRequest = {
     text: transcript.text ?? '',
     segments: transcript.content.segments,
     language: transcript.language ?? null,
+    ...(participants ? { participants } : {}),
     ...(ai?.api_key ? { apiKey: ai.api_key } : {}),
     ...(ai?.model ? { model: ai.model } : {}),
   };

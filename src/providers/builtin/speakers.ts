@@ -79,18 +79,22 @@ export function participantNames(displayNames: readonly string[]): Room {
 
 /**
  * A name as the room knows it: the participant's own spelling when the recogniser's is the same or close ("Lewis" →
- * "Luis", "Tarik" → "Tariq": the same first letter, at most two letters apart, and no other participant as close).
+ * "Luis", "Tarik" → "Tariq", "Lara" → "Zara"): at most half its letters apart (two for a name of four letters or
+ * fewer), and nearer than any other participant. A name far from everyone's is someone outside the room ("ask Mary").
  */
 export function roomName(name: string, room: Room): string {
   const words = name.split(/\s+/);
   const last = words[words.length - 1];
   const exact = room.names.get(last.toLowerCase());
   if (exact) return [...words.slice(0, -1), exact].join(' ');
-  if (last.length < 4) return name;
-  const close = [...room.names.entries()].filter(
-    ([word]) => word.length >= 4 && word[0] === last[0].toLowerCase() && editDistance(word, last.toLowerCase()) <= 2,
-  );
-  return close.length === 1 ? [...words.slice(0, -1), close[0][1]].join(' ') : name;
+  if (last.length < 3) return name;
+  const heard = last.toLowerCase();
+  const near = [...room.names.entries()]
+    .map(([word, written]) => ({ written, apart: editDistance(word, heard), longer: Math.max(word.length, heard.length) }))
+    .filter(({ apart, longer }) => apart <= Math.max(2, Math.floor(longer / 2)) && apart < longer - 1)
+    .sort((a, b) => a.apart - b.apart);
+  const [best, next] = near;
+  return best && (!next || next.apart > best.apart) ? [...words.slice(0, -1), best.written].join(' ') : name;
 }
 
 function editDistance(a: string, b: string): number {
