@@ -79,6 +79,7 @@ function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext,
     letsHave(text) ??
     owns(text, startsSentence) ??
     request(text, turn, at, context, consumed) ??
+    shouldI(clause, text, turn, at, context, consumed) ??
     directive(text) ??
     addressedTask(text, turn) ??
     namedCommitment(text, startsSentence) ??
@@ -282,8 +283,31 @@ function stripLeadingNoise(text: string): string {
 const YOU_MUST = String.raw`(?:i want you to|i need you to|you'll need to|you will need to|you need to|you'll have to|you have to|you're going to|you are going to|you'll|you will|please)`;
 const DIRECTIVE = new RegExp(String.raw`^(?:(everyone|everybody|all|team|folks|guys|you all|y'all)|${NAME}),?\s+please\s+(.+)$`, 'iu');
 const STANDING_RULE = /\b(?:always|never|whenever|every time|when you)\b/i;
+const INNER_PLEASE = new RegExp(String.raw`,\s*${W},\s+please\s`, 'u');
+
+/**
+ * "Should I tell the servers to stop offering the salmon?" answered "Yes, please …": the one who asked takes it on
+ * (a question of "we" stays a question: it names no one).
+ */
+const SHOULD_I = /^(?:should|shall)\s+i\s+(.+?)\??$/iu;
+const YES = /^(?:yes|yeah|yep|yup|sure|please|please do|go ahead|definitely|absolutely|of course|good idea)\b/i;
+
+function shouldI(clause: string, text: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
+  if (at !== turn.clauses.length - 1 || !/\?\s*$/.test(clause)) return undefined;
+  const match = SHOULD_I.exec(text);
+  if (!match) return undefined;
+  const answer = answerTo(turn, context);
+  const reply = answer ? stripLeadingNoise(answer.turn.clauses[0]) : '';
+  if (!answer || !YES.test(reply) || DECLINE.test(reply)) return undefined;
+  const item = taskItem(context.speakers.get(turn.index) ?? null, match[1]);
+  if (item) consumed.add(`${answer.turn.index}:0`);
+  return item;
+}
 
 function directive(text: string): Item | undefined {
+  // "Then drop them, Ravi, please shorten the form": the request starts at the name said to someone.
+  const inner = INNER_PLEASE.exec(text);
+  if (inner) text = text.slice(inner.index).replace(/^,\s*/, '');
   const match = DIRECTIVE.exec(text);
   if (!match || STANDING_RULE.test(match[3])) return undefined;
   if (match[1]) return taskItem(null, match[3]);
@@ -447,6 +471,8 @@ const NOT_TASK_HEADS = new Set(
 );
 /** Heads that are in the meeting when said of oneself ("I'll grab a coffee") and a task when said to someone else. */
 const SELF_ONLY_HEADS = new Set(['grab', 'hand', 'walk']);
+/** "tell the servers to stop offering the salmon", "tell them about the new hours": an instruction passed on. */
+const TELL_TO = /^tell\s+(?!(?:you|me|us)\b)(?:\p{L}+\s+){1,3}(?:to|about|that)\s+\p{L}/iu;
 const IN_MEETING = /^share (?:my|the|your|his|her) screen\b/i;
 const HEDGE = /\b(?:probably|maybe|might|perhaps|possibly|hopefully|not sure)\b/i;
 /** Words that carry no task: pronouns, determiners, prepositions, time words ("do that this week" has none). */
@@ -505,7 +531,9 @@ function isTask(task: string, options: { noun?: boolean; toOthers?: boolean } = 
   const head = words[0] ?? '';
   if (!options.noun) {
     if (head === 'have' && words[1] === 'a' && words[2] === 'look') return words.slice(3).some((w) => !EMPTY_WORDS.has(w));
-    if ((NOT_TASK_HEADS.has(head) && !(options.toOthers && SELF_ONLY_HEADS.has(head))) || IN_MEETING.test(task)) return false;
+    // "tell you a story" says nothing to do; "tell the servers to stop …" passes an instruction on.
+    const passesOn = head === 'tell' && TELL_TO.test(task);
+    if ((NOT_TASK_HEADS.has(head) && !passesOn && !(options.toOthers && SELF_ONLY_HEADS.has(head))) || IN_MEETING.test(task)) return false;
   }
   // Something concrete after the verb: "do that this week" has nothing; "get two quotes" has.
   const rest = options.noun ? words : words.slice(1);

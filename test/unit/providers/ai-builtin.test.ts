@@ -315,3 +315,28 @@ test("the room's participants: a name heard close to one is theirs, and in a roo
     'Frank: order the scaffolding tomorrow',
   ]);
 });
+
+test('a name heard far from every participant is someone outside the room; close to two, it stays as heard', () => {
+  const ask = oneVoice('Zara, can you ask Mary to counter at forty five days?', 'Sure, today.');
+  expect(analyzeTranscript({ ...ask, participants: ['Irene', 'Sean'] }).actionItems).toEqual(['Zara: ask Mary to counter at forty five days today']);
+  const lara = oneVoice('Lara, please book those two hotels today.');
+  expect(analyzeTranscript({ ...lara, participants: ['Amelia', 'Hugo', 'Zara'] }).actionItems).toEqual(['Zara: book those two hotels today']);
+  expect(analyzeTranscript({ ...lara, participants: ['Kara', 'Zara'] }).actionItems).toEqual(['Lara: book those two hotels today']);
+});
+
+test('"Should I …?" answered yes is the asker\'s; "should we" and a no are no items', () => {
+  const salmon = (answer: string) =>
+    said([
+      ['Tina', 'Should I tell the servers to stop offering the salmon?'],
+      ['Marco', answer],
+    ]);
+  expect(itemsOf(salmon('Yes, please tell every server before the doors open.'))).toEqual(['Tina: tell the servers to stop offering the salmon']);
+  expect(itemsOf(salmon('No, the kitchen will say it.'))).toEqual([]);
+  expect(itemsOf(said([['Tina', 'Should we stop offering the salmon?'], ['Marco', 'Yes.']]))).toEqual([]);
+});
+
+test('a request set off after an opening clause: "Then drop them, Ravi, please shorten the form"', () => {
+  expect(itemsOf(oneVoice('Then drop them, Ravi, please shorten the address form and remove the optional fields.'))).toEqual([
+    'Ravi: shorten the address form and remove the optional fields',
+  ]);
+});
