@@ -1,6 +1,8 @@
 // Contract fuzzing (a step of `npm test`): schemathesis, pinned and installed by scripts/tools.ts, generates requests
 // from spec/openapi.yaml against the real app listening on a free port, on the same real services the jest harness
-// starts (PostgreSQL, Temporal, SeaweedFS). Two runs, one per credential: a tenant API key, then the admin key.
+// starts (PostgreSQL, Temporal, SeaweedFS). Two runs, one per credential (a tenant API key, the admin key), at the same
+// time against the same app: each is bounded by the clock (FUZZ_MAX_TIME), so side by side they take one budget instead
+// of two. Each run's output is held back and printed whole when it ends; the progress lines say meanwhile that both live.
 // Every phase (examples, coverage, fuzzing, stateful) runs, and these checks must find nothing:
 //   not_a_server_error, response_schema_conformance, status_code_conformance, content_type_conformance,
 //   response_headers_conformance.
@@ -66,12 +68,17 @@ async function main(extraArgs: string[]): Promise<number> {
       ['tenant API key', `X-API-Key: ${tenant.api_key}`],
       ['admin key', `X-Admin-Key: ${ADMIN_KEY}`],
     ];
-    for (const [label, header] of runs) {
-      console.log(`\n▶ schemathesis with the ${label}`);
-      const stopReporting = reportProgress(label, baseUrl);
-      const code = await runSchemathesis(st, baseUrl, header, extraArgs).finally(stopReporting);
-      if (code !== 0) failed += 1;
-    }
+    console.log(`\nfuzz: schemathesis with the ${runs.map(([label]) => label).join(' and with the ')}, at once (budget ${MAX_TIME} s each)`);
+    const stopReporting = reportProgress(runs.map(([label]) => label).join(' and the '), baseUrl);
+    const codes = await Promise.all(
+      runs.map(async ([label, header]) => {
+        const { code, output } = await runSchemathesis(st, baseUrl, header, extraArgs);
+        // One write: the whole run under its title, never mixed with the other run's lines.
+        process.stdout.write(`\n▶ schemathesis with the ${label}${code === 0 ? '' : ` (FAILED, exit code ${code})`}\n${output}`);
+        return code;
+      }),
+    ).finally(stopReporting);
+    failed = codes.filter((code) => code !== 0).length;
   } finally {
     await worker.stop();
     await stack.close();
@@ -93,7 +100,7 @@ function reportProgress(label: string, baseUrl: string): () => void {
     void answeredRequests(baseUrl).then((answered) => {
       const seconds = Math.round((performance.now() - started) / 1000);
       const count = answered === null ? '' : `, ${answered} requests answered by the app so far`;
-      console.log(`fuzz: the ${label} run is at ${seconds} s (budget ${MAX_TIME} s)${count}`);
+      console.log(`fuzz: the ${label} runs are at ${seconds} s (budget ${MAX_TIME} s)${count}`);
     });
   }, PROGRESS_EVERY_MS);
   return () => clearInterval(timer);
@@ -114,7 +121,8 @@ async function answeredRequests(baseUrl: string): Promise<number | null> {
   }
 }
 
-function runSchemathesis(st: string, baseUrl: string, header: string, extraArgs: string[]): Promise<number | null> {
+/** One schemathesis run; its output (stdout and stderr, in order) comes back whole when it ends. */
+function runSchemathesis(st: string, baseUrl: string, header: string, extraArgs: string[]): Promise<{ code: number | null; output: string }> {
   const args = [
     'run',
     join(projectRoot, 'spec', 'openapi.yaml'),
@@ -133,8 +141,23 @@ function runSchemathesis(st: string, baseUrl: string, header: string, extraArgs:
     ...extraArgs,
   ];
   // Run from the git-ignored .tools/: schemathesis keeps its state (`.schemathesis/`) in the working directory.
-  const child = spawn(st, args, { stdio: 'inherit', cwd: join(projectRoot, '.tools'), env: { ...process.env, SCHEMATHESIS_TELEMETRY: 'false' } });
-  return new Promise((resolve) => child.on('close', resolve));
+  const child = spawn(st, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: join(projectRoot, '.tools'),
+    env: { ...process.env, SCHEMATHESIS_TELEMETRY: 'false' },
+  });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return new Promise((resolve) => {
+    const done = (code: number | null, extra = '') => {
+      let output = Buffer.concat(chunks).toString('utf8') + extra;
+      if (output.length > 0 && !output.endsWith('\n')) output += '\n';
+      resolve({ code, output });
+    };
+    child.on('error', (error) => done(1, `${error.message}\n`));
+    child.on('close', (code) => done(code));
+  });
 }
 
 main(process.argv.slice(2).filter((a) => a !== '--')).then(

@@ -1,6 +1,11 @@
-// `npm test`: every check CI runs, in order, each named as it starts. Stops at the first failing step, and always ends
-// with one plain line "N passed, N failed" (jest's own count) so a reader or CI sees the outcome at a glance.
-import { spawnSync } from 'node:child_process';
+// `npm test`: every check CI runs, each named as it starts. Stops after the first stage with a failing step, and always
+// ends with one plain line "N passed, N failed" (jest's own count) so a reader or CI sees the outcome at a glance.
+//
+// Contract fuzzing is time-boxed by the clock (FUZZ_MAX_TIME per run), not by work, so the static checks (lint, type
+// check, spec validations) run beside it, one after another, instead of before it: the fuzzing's output streams as it
+// comes, and each static check's output is held back and printed whole, under its title, when that check ends, so no
+// two outputs mix. A failing check still fails `npm test`, named, with its output.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,11 +13,22 @@ import { join } from 'node:path';
 const node = process.execPath; // Node 24 from the `node` devDependency: npm scripts put it first on PATH
 const bin = (name: string) => join('node_modules', '.bin', name);
 
-const steps: Array<[string, string, string[]]> = [
-  // First: a second, and it needs nothing installed. Every cited section must exist in docs/ (no trail leads outside,
+type Step = [title: string, command: string, args: string[]];
+
+// First, one at a time: what the rest needs.
+const setup: Step[] = [
+  // A second, and it needs nothing installed. Every cited section must exist in docs/ (no trail leads outside,
   // and no comment or doc line cites an issue number: the repository holds no tracker).
   ['citations lead to docs/decisions.md and docs/architecture.md (scripts/check-citations.ts)', node, ['scripts/check-citations.ts']],
   ['install the service binaries and the fuzzer (temporal, temporal-test-server, weed, schemathesis)', node, ['scripts/tools.ts']],
+];
+
+// ~1.5 min on 2 cores: two time-boxed schemathesis runs (tenant key, admin key) at once against the real app and
+// services. Its output is shown as it comes (a progress line every 30 s).
+const fuzzing: Step = ['contract fuzzing (schemathesis over spec/openapi.yaml, scripts/fuzz.ts)', node, ['scripts/fuzz.ts']];
+
+// Beside the fuzzing, one after another (two cores: the fuzzing's app and services need one).
+const staticChecks: Step[] = [
   ['generated/ is up to date with spec/', node, ['scripts/check-generated.ts']],
   // Fetched once here (Maven Central, version pinned in openapitools.json) so the SDK tests never race to download it.
   ['openapi-generator JAR for the SDK tests', node, ['node_modules/@openapitools/openapi-generator-cli/main.js', 'version']],
@@ -22,34 +38,112 @@ const steps: Array<[string, string, string[]]> = [
   // eslint.config.js: no floating promises anywhere; workflows/ import nothing but the workflow SDK, workflow files and types.
   ['lint (ESLint with typescript-eslint, type-aware; no warnings allowed)', bin('eslint'), ['--max-warnings', '0', '.']],
   ['type check (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
-  // ~2.5 min on 2 cores: two time-boxed schemathesis runs (tenant key, admin key) against the real app and services.
-  ['contract fuzzing (schemathesis over spec/openapi.yaml, scripts/fuzz.ts)', node, ['scripts/fuzz.ts']],
 ];
+
+interface Outcome {
+  title: string;
+  ok: boolean;
+}
+
+/** Runs a step with its output going straight to ours. */
+function runLive([title, command, args]: Step): Promise<Outcome> {
+  console.log(`\n▶ ${title}`);
+  const child = spawn(command, args, { stdio: 'inherit' });
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      console.error(error);
+      resolve({ title, ok: false });
+    });
+    child.on('close', (code) => resolve({ title, ok: code === 0 }));
+  });
+}
+
+/** Runs a step with its output (stdout and stderr, in order) held back, then printed in one piece under its title. */
+function runHeld([title, command, args]: Step): Promise<Outcome> {
+  const started = performance.now();
+  const chunks: Buffer[] = [];
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return new Promise((resolve) => {
+    const finish = (ok: boolean, detail: string) => {
+      const seconds = ((performance.now() - started) / 1000).toFixed(0);
+      let text = Buffer.concat(chunks).toString('utf8');
+      if (text.length > 0 && !text.endsWith('\n')) text += '\n';
+      // One write: whole lines, never in the middle of another step's line (fuzzing writes whole lines too).
+      process.stdout.write(`\n▶ ${title} (beside the fuzzing, ${seconds} s): ${ok ? 'passed' : `FAILED${detail}`}\n${text}`);
+      resolve({ title, ok });
+    };
+    child.on('error', (error) => finish(false, `: ${error.message}`));
+    child.on('close', (code) => finish(code === 0, ` (exit code ${code})`));
+  });
+}
+
+/** Streams a step's output line by line, so a held-back block printed meanwhile falls between two whole lines. */
+function runLineByLine([title, command, args]: Step): Promise<Outcome> {
+  console.log(`\n▶ ${title} (the static checks run beside it; each is printed when it ends)`);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const [stream, target] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+    let pending = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      pending += chunk;
+      const end = pending.lastIndexOf('\n');
+      if (end < 0) return;
+      target.write(pending.slice(0, end + 1));
+      pending = pending.slice(end + 1);
+    });
+    stream.on('end', () => {
+      if (pending) target.write(`${pending}\n`);
+    });
+  }
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      console.error(error);
+      resolve({ title, ok: false });
+    });
+    child.on('close', (code) => resolve({ title, ok: code === 0 }));
+  });
+}
+
+function fail(failures: Outcome[]): never {
+  for (const { title } of failures) console.error(`\n✖ ${title} failed`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
 
 // Said up front, so nobody takes a quiet minute for a hang.
 console.log(
-  'npm test takes about 11 minutes on 2 idle cores, up to 16 on a busy machine (the first run longer: it installs the service binaries, the fuzzer and ' +
-    'the openapi-generator JAR): contract fuzzing ~2.5 min, printing a progress line every 30 s, then jest ~8.5 min (~12 when busy).',
+  'npm test takes about 10 minutes on 2 idle cores, more on a busy machine (the first run longer: it installs the service binaries, the fuzzer and ' +
+    'the openapi-generator JAR): contract fuzzing ~1.5 min with the static checks beside it, printing a progress line every 30 s, then jest ~8 min.',
 );
 
-for (const [title, command, args] of steps) {
-  console.log(`\n▶ ${title}`);
-  const result = spawnSync(command, args, { stdio: 'inherit' });
-  if (result.status !== 0) {
-    console.error(`\n✖ ${title} failed`);
-    console.log('0 passed, 1 failed');
-    process.exit(1);
-  }
+for (const step of setup) {
+  const outcome = await runLive(step);
+  if (!outcome.ok) fail([outcome]);
 }
+
+const runStatic = async (): Promise<Outcome[]> => {
+  const outcomes: Outcome[] = [];
+  for (const step of staticChecks) outcomes.push(await runHeld(step));
+  return outcomes;
+};
+const [fuzzOutcome, staticOutcomes] = await Promise.all([runLineByLine(fuzzing), runStatic()]);
+const failures = [...staticOutcomes, fuzzOutcome].filter((outcome) => !outcome.ok);
+if (failures.length > 0) fail(failures);
 
 console.log('\n▶ jest (unit, integration, workflow tests against the real services)');
 const outDir = mkdtempSync(join(tmpdir(), 'convene-jest-'));
 const outFile = join(outDir, 'results.json');
-const jest = spawnSync(
-  node,
-  ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning', bin('jest'), '--json', `--outputFile=${outFile}`, ...process.argv.slice(2)],
-  { stdio: 'inherit' },
-);
+const jest = await new Promise<number | null>((resolve) => {
+  const child = spawn(
+    node,
+    ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning', bin('jest'), '--json', `--outputFile=${outFile}`, ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
+  child.on('error', () => resolve(null));
+  child.on('close', resolve);
+});
 let passed = 0;
 let failed = 1;
 try {
@@ -61,4 +155,4 @@ try {
 }
 rmSync(outDir, { recursive: true, force: true });
 console.log(`\n${passed} passed, ${failed} failed`);
-process.exit(jest.status === 0 && failed === 0 && passed > 0 ? 0 : 1);
+process.exit(jest === 0 && failed === 0 && passed > 0 ? 0 : 1);
