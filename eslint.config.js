@@ -30,7 +30,7 @@ const DEV_ONLY = ['./dev', './test', './bench', './scripts', './examples'];
 // workflows/** block below), activity types with `import type`; its plain-data files are on the ground floor.
 const ENTRY = ['./src/main.ts', './src/worker.ts'];
 const ASSEMBLY = ['./src/services', './src/app.ts'];
-const ADAPTERS = ['./src/temporal', './src/activities', './src/realtime', './src/auth', './src/handover/relay.ts'];
+const ADAPTERS = ['./src/temporal', './src/activities', './src/realtime', './src/credentials', './src/handover/relay.ts'];
 const MODULES = ['./src/modules'];
 const SHARED = ['./src/http', './src/handover/!(relay).ts', './src/events', './src/storage', './src/upstream', './src/providers', './src/metrics'];
 // Not src/db/entities.ts (the list of every entity the ORM maps) nor src/db/migrations/ (a data migration may use a
@@ -95,7 +95,7 @@ const LAYERS = [
   },
   {
     target: './src/modules/participants',
-    from: ['./src/modules/auth', './src/auth'],
+    from: ['./src/modules/auth', './src/credentials'],
     message: 'Auth issues credentials for participants, not the reverse: participants state what they need in participant.ports.ts.',
   },
 ];

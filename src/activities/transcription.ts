@@ -1,6 +1,6 @@
 // Activities of the transcription workflow (workflows/transcription.ts), thin as in Temporal's samples: each forks
-// the entity manager and calls a stage of src/modules/transcripts/transcription.ts (mark processing; prepare → run →
-// store; mark failed), heartbeats while the provider works, and turns the stages' failures into Temporal's: what no
+// the entity manager and calls a stage of src/modules/transcripts/transcription-stages.ts (mark processing;
+// prepare → run → store; mark failed), heartbeats while the provider works, and turns the stages' failures into Temporal's: what no
 // retry can fix becomes a non-retryable failure of TRANSCRIPTION_FAILURE's types; a transient provider failure is
 // retried until POST_MEETING_RETRY_WINDOW ends (docs/decisions.md §9). Keys and tenant settings are resolved in the
 // stages, never carried in workflow inputs (docs/decisions.md §13).
@@ -17,7 +17,7 @@ import {
   runTranscription,
   storeTranscription,
   type TranscriptionSummary,
-} from '../modules/transcripts/transcription.ts';
+} from '../modules/transcripts/transcription-stages.ts';
 import type { Transcript } from '../modules/transcripts/transcript.entity.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { TRANSCRIPTION_FAILURE } from '../../workflows/failure-types.ts';

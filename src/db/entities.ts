@@ -10,7 +10,7 @@ import { PostMeetingResultSchema } from '../modules/post-meeting/post-meeting-re
 import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema } from '../modules/deliveries/delivery.entity.ts';
 import { RateLimitWindowSchema } from '../http/rate-limit.entity.ts';
 import { WorkflowHandoverSchema } from '../handover/handover.entity.ts';
-import { ChatMessageSchema, RaisedHandSchema, RealtimeConnectionSchema, RoomEventSchema, RoomEventSequenceSchema } from '../realtime/realtime.entities.ts';
+import { ChatMessageSchema, RaisedHandSchema, RealtimeConnectionSchema, RoomEventSchema, RoomEventSequenceSchema } from '../realtime/realtime.entity.ts';
 
 export const ENTITIES = [TenantSchema, RefreshTokenSchema, SigningKeySchema, RoomSchema, ParticipantSchema, RecordingSchema,
   RealtimeConnectionSchema, RaisedHandSchema, ChatMessageSchema, RoomEventSequenceSchema, RoomEventSchema,

@@ -1,6 +1,6 @@
 // The error catalogue of the whole service (docs/decisions.md §3): what services, activities, the HTTP layer and the WebSocket
 // gateway throw and report. It lives outside src/http/ so that services and worker activities depend on no HTTP code;
-// src/http/errors.ts turns anything thrown into this envelope for a response.
+// src/http/error-responses.ts turns anything thrown into this envelope for a response.
 // The one catalogue of error codes (docs/decisions.md §3): each code is declared once, with its HTTP status.
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,

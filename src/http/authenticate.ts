@@ -15,9 +15,9 @@ export interface PresentedCredentials {
 }
 
 /**
- * What the HTTP layer needs to know who is calling: the port the credential resolver (src/auth/credentials.ts, an
- * adapter on a floor above) implements and src/app.ts hands in, so this layer never imports it (docs/architecture.md
- * habit 16).
+ * What the HTTP layer needs to know who is calling: the port the credential resolver
+ * (src/credentials/credential-resolver.ts, an adapter on a floor above) implements and src/app.ts hands in, so this
+ * layer never imports it (docs/architecture.md habit 16).
  */
 export interface OperationCredentials {
   forOperation(presented: PresentedCredentials, access: OperationAccess): Promise<Principal>;

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
 import type { Config } from '../config.ts';
 import { ApiError, errorBody } from '../domain/errors.ts';
-import { traceRequests } from '../tracing/http.ts';
+import { traceRequests } from '../tracing/request-spans.ts';
 
 /**
  * The API's HTTP server. A request so malformed that Node's parser refuses it (a header name with spaces, a
@@ -13,7 +13,7 @@ import { traceRequests } from '../tracing/http.ts';
  * so a client — or the contract fuzzer — sees one error shape whatever it sends. With `limits` (config.http), a client
  * too slow with its headers or its request is answered 408 and disconnected, and one that stops reading its response
  * is disconnected after the write timeout (docs/decisions.md §16). With tracing on, each request is a server span
- * (docs/decisions.md §12, src/tracing/http.ts).
+ * (docs/decisions.md §12, src/tracing/request-spans.ts).
  */
 export function createHttpServer(app: RequestListener, limits?: Config['http']): Server {
   const listener = traceRequests(app);

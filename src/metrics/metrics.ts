@@ -4,7 +4,7 @@
 // from short fixed lists. A label fed from user input would let one client grow the registry without bound.
 //
 // Where each one is fed:
-//   convene_http_request_duration_seconds  src/metrics/http.ts (middleware in src/app.ts), API process
+//   convene_http_request_duration_seconds  src/metrics/http-metrics.ts (middleware in src/app.ts), API process
 //   convene_websockets_open                src/realtime/gateway.ts, API process
 //   convene_room_events_total              src/realtime/pg-bus.ts (the one place room events are produced)
 //   convene_workflow_starts_total          the hand-over relay (src/handover/relay.ts: every recorded start, in the api

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
-import { mayScrape } from './http.ts';
+import { mayScrape } from './http-metrics.ts';
 import { metrics } from './metrics.ts';
 
 /**

@@ -9,7 +9,7 @@
 // prompts slowly (the time limit grows with the prompt).
 
 import type { ProvidersConfig } from '../config.ts';
-import { authKey, failureOf, needsKey, parseJson, send, type ProviderResponse } from './http.ts';
+import { authKey, failureOf, needsKey, parseJson, send, type ProviderResponse } from './provider-http.ts';
 import { checkProposedItems, mergeItems } from './action-item-check.ts';
 import { insightsFrom, MAX_ACTION_ITEMS, MAX_TEXT, messageContent, summaryFrom } from './llm-answer.ts';
 import { estimateTokens, takePart } from './transcript-parts.ts';

@@ -4,7 +4,7 @@
 
 import { Readable } from 'node:stream';
 import { readWavHeader } from './wav-header.ts';
-import { framed } from './http.ts';
+import { framed } from './provider-http.ts';
 import { ProviderError, type TranscriptionRequest, type TranscriptionResult, type TranscriptSegmentOut } from './types.ts';
 
 /** One upload: the whole file, or a part of a split WAV. */

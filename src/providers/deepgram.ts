@@ -5,7 +5,7 @@
 
 import type { TranscriptionVendorConfig } from '../config.ts';
 import { audioParts, transcribeParts, type AudioPart } from './audio.ts';
-import { authKey, failureOf, limiter, parseJson, send, framed, type Limiter } from './http.ts';
+import { authKey, failureOf, limiter, parseJson, send, framed, type Limiter } from './provider-http.ts';
 import { PROVIDER_LANGUAGES } from './languages.ts';
 import {
   ProviderError,

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TranscriptionVendorConfig } from '../config.ts';
 import { audioParts, iso639_1, maskProfanity, transcribeParts, type AudioPart } from './audio.ts';
-import { authKey, failureOf, framed, limiter, parseJson, send, type Limiter, type ProviderResponse } from './http.ts';
+import { authKey, failureOf, framed, limiter, parseJson, send, type Limiter, type ProviderResponse } from './provider-http.ts';
 import { PROVIDER_LANGUAGES } from './languages.ts';
 import {
   ProviderError,

@@ -25,7 +25,7 @@ import type { Config } from '../config.ts';
 import { BuiltinAnalyzer } from './ai-builtin.ts';
 import { OpenAiCompatibleAnalyzer } from './ai-openai-compatible.ts';
 import { DeepgramProvider } from './deepgram.ts';
-import { needsKey } from './http.ts';
+import { needsKey } from './provider-http.ts';
 import { OpenAiTranscriptionProvider } from './openai.ts';
 import type { AiAnalyzer, TranscriptionProvider } from './types.ts';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CloseCode } from '../../generated/asyncapi.ts';
 import { transactionSql } from '../db/transaction-sql.ts';
-import type { AfterCommit, RoomSessions } from '../events/room-sessions.ts';
+import type { AfterCommit, RoomSessions } from '../events/room-sessions.ports.ts';
 import { Departures } from './departures.ts';
 import type { EmptyRoomTimer } from './realtime.ports.ts';
 import type { PgRoomBus, RoomAction } from './pg-bus.ts';

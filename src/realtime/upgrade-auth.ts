@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IncomingMessage } from 'node:http';
 import type { Orm } from '../db/orm.ts';
-import { createCredentialResolver } from '../auth/credentials.ts';
+import { createCredentialResolver } from '../credentials/credential-resolver.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { ParticipantRole } from '../domain/principal.ts';
 import type { TenantService } from '../modules/tenants/tenant.service.ts';
@@ -37,8 +37,8 @@ export function tokenFrom(req: IncomingMessage, url: URL): string | undefined {
 
 /**
  * Everything checked before the upgrade (docs/decisions.md §11): token (401), origin (403), room active and participant not
- * removed (404). The credential rules are the resolver's (src/auth/credentials.ts), shared with the API; the origin
- * is this transport's own. Throws the ApiError to answer with.
+ * removed (404). The credential rules are the resolver's (src/credentials/credential-resolver.ts), shared with the
+ * API; the origin is this transport's own. Throws the ApiError to answer with.
  */
 export async function authorizeUpgrade(deps: UpgradeAuthDeps, req: IncomingMessage, url: URL): Promise<SocketIdentity> {
   const token = tokenFrom(req, url);

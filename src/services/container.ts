@@ -32,7 +32,7 @@ import { Handovers } from '../handover/handover.ts';
 import { HandoverRelay } from '../handover/relay.ts';
 import { createHttpUpstreamAdapter } from '../upstream/http-upstream-adapter.ts';
 import type { MediaProvider } from '../upstream/media-provider.ts';
-import { readinessChecks } from './readiness.ts';
+import { readinessChecks } from './readiness-checks.ts';
 import type { AppDeps } from '../app.ts';
 
 /** What both roles need: storage, the Temporal client, the room event bus, and the tenant and room rules. */

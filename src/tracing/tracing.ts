@@ -1,8 +1,8 @@
 // OpenTelemetry for one process (docs/decisions.md §12): started by src/main.ts before anything else when
 // OTEL_EXPORTER_OTLP_ENDPOINT is set (config.tracing), otherwise never loaded (the SDK modules are imported here only
 // then, and src/tracing/spans.ts stays on the API's no-ops). One trace follows a recording: the notification's server
-// span (http.ts), its hand-over row (src/handover/), Temporal's client, workflow and activity interceptors (below),
-// provider calls, S3 requests and the webhook POST with its `traceparent`.
+// span (request-spans.ts), its hand-over row (src/handover/), Temporal's client, workflow and activity interceptors
+// (below), provider calls, S3 requests and the webhook POST with its `traceparent`.
 //
 // The SDK is the 1.x line (sdk-trace-base 1.30, OTLP exporters 0.57): the one @temporalio/interceptors-opentelemetry
 // 1.24 builds workflow spans for (their shape changed in 2.x).

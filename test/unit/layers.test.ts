@@ -63,7 +63,7 @@ const REFUSED: Array<[string, string, string, string, string]> = [
   [
     'shared → adapters (the HTTP layer and the credential resolver)',
     'src/http/router.ts',
-    "import type { CredentialResolver } from '../auth/credentials.ts';\nexport type C = CredentialResolver;\n",
+    "import type { CredentialResolver } from '../credentials/credential-resolver.ts';\nexport type C = CredentialResolver;\n",
     RESTRICTED,
     'shared:',
   ],

@@ -4,7 +4,10 @@ import type { TokenService } from '../../security/tokens.ts';
 import type { Tenant } from '../tenants/tenant.entity.ts';
 import type { AuthService } from './auth.service.ts';
 
-/** What Issue Token needs of the credential resolver (src/auth/credentials.ts, which sits above the modules). */
+/**
+ * What Issue Token needs of the credential resolver (src/credentials/credential-resolver.ts, which sits above the
+ * modules).
+ */
 export interface ApiKeyLookup {
   /** The tenant of an API key; a 401 when there is none. */
   tenantByApiKey(apiKey: string): Promise<Tenant>;

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7, validate as isUuid } from 'uuid';
 import { lockRow } from '../../db/locks.ts';
-import type { AfterCommit, RoomSessions } from '../../events/room-sessions.ts';
+import type { AfterCommit, RoomSessions } from '../../events/room-sessions.ports.ts';
 import { ApiError, forbidden, notFound } from '../../domain/errors.ts';
 import { tenantOf, type ParticipantRole, type Principal } from '../../domain/principal.ts';
 import type { Handovers } from '../../handover/handover.ts';

@@ -2,7 +2,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7, validate as isUuid } from 'uuid';
 import { lockRow } from '../../db/locks.ts';
-import type { RoomSessions } from '../../events/room-sessions.ts';
+import type { RoomSessions } from '../../events/room-sessions.ports.ts';
 import { ApiError, notFound, validationError } from '../../domain/errors.ts';
 import type { Handovers } from '../../handover/handover.ts';
 import { starts } from '../../handover/starts.ts';

@@ -6,7 +6,7 @@ import { generateApiKey, hashApiKey, looksLikeApiKey } from '../../security/api-
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { lockRow } from '../../db/locks.ts';
-import type { AfterCommit, RoomSessions } from '../../events/room-sessions.ts';
+import type { AfterCommit, RoomSessions } from '../../events/room-sessions.ports.ts';
 import type { Handovers } from '../../handover/handover.ts';
 import { starts } from '../../handover/starts.ts';
 import { RoomSchema } from '../rooms/room.entity.ts';

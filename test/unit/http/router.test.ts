@@ -1,6 +1,6 @@
 import express from 'express';
 import supertest from 'supertest';
-import { errorMiddleware, routeNotFound } from '../../../src/http/errors.ts';
+import { errorMiddleware, routeNotFound } from '../../../src/http/error-responses.ts';
 import { handler, publicHandler } from '../../../src/http/handler.ts';
 import { bindOperations } from '../../../src/http/router.ts';
 import { listOperations, loadOpenApi, type SpecOperation } from '../../../src/http/spec.ts';

@@ -3,7 +3,7 @@
 import { webhookAccepts } from '../../../src/modules/deliveries/webhook-target.ts';
 import { stepsFor } from '../../../src/modules/post-meeting/post-meeting-steps.ts';
 import type { PostMeetingWebhookConfig } from '../../../src/modules/tenants/tenant-config.ts';
-import { bounded } from '../../../src/modules/transcripts/transcription.ts';
+import { bounded } from '../../../src/modules/transcripts/transcription-stages.ts';
 
 const hook = (flags: Partial<PostMeetingWebhookConfig> = {}): PostMeetingWebhookConfig => ({
   enabled: true,

@@ -4,11 +4,11 @@
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import supertest from 'supertest';
-import { createCredentialResolver } from '../../../src/auth/credentials.ts';
+import { createCredentialResolver } from '../../../src/credentials/credential-resolver.ts';
 import type { Orm } from '../../../src/db/orm.ts';
 import { ApiError } from '../../../src/domain/errors.ts';
 import { createAuthenticator, type OperationAccess } from '../../../src/http/authenticate.ts';
-import { errorMiddleware } from '../../../src/http/errors.ts';
+import { errorMiddleware } from '../../../src/http/error-responses.ts';
 import { createLogger } from '../../../src/logger.ts';
 import type { TenantService } from '../../../src/modules/tenants/tenant.service.ts';
 import { authorizeUpgrade } from '../../../src/realtime/upgrade-auth.ts';
