@@ -45,20 +45,20 @@ const handoverCommitted = channel('convene:handover:committed');
 
 /** Records hand-overs and wakes this process's relay once they have committed. */
 export class Handovers {
-  readonly #options: HandoverOptions;
-  #wake: () => void = () => {};
+  private readonly options: HandoverOptions;
+  private wake: () => void = () => {};
 
   constructor(options: HandoverOptions) {
-    this.#options = options;
+    this.options = options;
   }
 
   get taskQueue(): string {
-    return this.#options.taskQueue;
+    return this.options.taskQueue;
   }
 
   /** The relay registers itself here: `committed` then runs it at once, not at its next poll. */
   onCommit(wake: () => void): void {
-    this.#wake = wake;
+    this.wake = wake;
   }
 
   /**
@@ -69,7 +69,7 @@ export class Handovers {
     const trace = currentTraceCarrier();
     await tx.execute(
       'insert into workflow_handovers (workflow_type, workflow_id, task_queue, start, trace_context) values (?, ?, ?, ?, ?)',
-      [start.workflowType, start.workflowId, this.#options.taskQueue, JSON.stringify(start), trace ? JSON.stringify(trace) : null],
+      [start.workflowType, start.workflowId, this.options.taskQueue, JSON.stringify(start), trace ? JSON.stringify(trace) : null],
     );
   }
 
@@ -86,6 +86,6 @@ export class Handovers {
   /** A transaction that recorded hand-overs has committed (callers that run their own transaction call this). */
   committed(): void {
     if (handoverCommitted.hasSubscribers) handoverCommitted.publish(undefined);
-    this.#wake();
+    this.wake();
   }
 }

@@ -39,15 +39,15 @@ export interface HandoverRelayOptions {
 }
 
 export class HandoverRelay {
-  readonly #o: HandoverRelayOptions;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
-  #again = false;
-  #closed = false;
-  #prunedAt = 0;
+  private readonly o: HandoverRelayOptions;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+  private prunedAt = 0;
 
   constructor(options: HandoverRelayOptions) {
-    this.#o = options;
+    this.o = options;
     options.handovers.onCommit(() => this.wake());
   }
 
@@ -58,51 +58,51 @@ export class HandoverRelay {
 
   /** Runs a pass now (or right after the one in progress). */
   wake(): void {
-    if (this.#closed) return;
-    if (this.#running) {
-      this.#again = true;
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
       return;
     }
-    clearTimeout(this.#timer);
+    clearTimeout(this.timer);
     // Outside any trace: a pass woken by a request's commit is not part of that request (each start continues the
     // trace recorded with its own row).
-    this.#running = context.with(ROOT_CONTEXT, () => this.#loop()).finally(() => {
-      this.#running = undefined;
-      if (this.#closed) return;
-      if (this.#again) {
-        this.#again = false;
+    this.running = context.with(ROOT_CONTEXT, () => this.loop()).finally(() => {
+      this.running = undefined;
+      if (this.closed) return;
+      if (this.again) {
+        this.again = false;
         this.wake();
       } else {
-        this.#timer = setTimeout(() => this.wake(), this.#o.pollMs);
-        this.#timer.unref();
+        this.timer = setTimeout(() => this.wake(), this.o.pollMs);
+        this.timer.unref();
       }
     });
   }
 
   /** Lets a pass in progress finish, then stops. */
   async close(): Promise<void> {
-    this.#closed = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.running;
   }
 
   /** One pass: batches until none is full. Errors (database down) are logged; the next poll tries again. */
-  async #loop(): Promise<void> {
+  private async loop(): Promise<void> {
     try {
-      while (!this.#closed && (await this.#batch()) === BATCH);
+      while (!this.closed && (await this.batch()) === BATCH);
     } catch (err) {
-      this.#o.logger.warn({ err: String(err) }, 'hand-over relay pass failed; retrying at the next poll');
+      this.o.logger.warn({ err: String(err) }, 'hand-over relay pass failed; retrying at the next poll');
     }
   }
 
-  async #batch(): Promise<number> {
-    const em = this.#o.orm.em.fork();
+  private async batch(): Promise<number> {
+    const em = this.o.orm.em.fork();
     return em.transactional(async (tx) => {
       const rows: PendingRow[] = await tx.execute(
         `select id, workflow_id, task_queue, start, attempts, trace_context from workflow_handovers
          where started_at is null and next_attempt_at <= now() order by id limit ${BATCH} for update skip locked`,
       );
-      const outcomes = await Promise.all(rows.map((row) => this.#startOne(row)));
+      const outcomes = await Promise.all(rows.map((row) => this.startOne(row)));
       for (const [i, row] of rows.entries()) {
         const error = outcomes[i];
         if (error === null) {
@@ -115,8 +115,8 @@ export class HandoverRelay {
           );
         }
       }
-      if (rows.length < BATCH && Date.now() - this.#prunedAt > PRUNE_EVERY_MS) {
-        this.#prunedAt = Date.now();
+      if (rows.length < BATCH && Date.now() - this.prunedAt > PRUNE_EVERY_MS) {
+        this.prunedAt = Date.now();
         await tx.execute(`delete from workflow_handovers where started_at < now() - interval '${KEEP_STARTED}'`);
       }
       return rows.length;
@@ -124,8 +124,8 @@ export class HandoverRelay {
   }
 
   /** Starts one recorded workflow; null when it is started (or was already), else why not. */
-  async #startOne(row: PendingRow): Promise<string | null> {
-    const { client, logger } = this.#o;
+  private async startOne(row: PendingRow): Promise<string | null> {
+    const { client, logger } = this.o;
     try {
       // In the trace of the request or activity that recorded the row (docs/decisions.md §12): Temporal's client
       // interceptor carries it into the run.

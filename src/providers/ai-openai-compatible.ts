@@ -106,6 +106,8 @@ class ContextExceeded extends Error {
 
 export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
   readonly id = 'openai-compatible';
+  // `#`, not `private`: it holds the operator's API key, kept out of every log line, inspection and JSON of this
+  // object (docs/architecture.md habit 17).
   readonly #config: ProvidersConfig['ai'];
 
   constructor(config: ProvidersConfig['ai']) {
@@ -117,13 +119,13 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
     if (!key && needsKey(this.#config.baseUrl)) {
       throw new ProviderError(`${this.id}: no API key (set AI_API_KEY, or the tenant's own key)`, { retryable: false });
     }
-    const call: Call = { key, model: this.#modelFor(request.model ?? this.#config.model), signal: request.signal };
-    const results = await this.#analyseInParts(transcriptLines(request), request.language, call);
+    const call: Call = { key, model: this.modelFor(request.model ?? this.#config.model), signal: request.signal };
+    const results = await this.analyseInParts(transcriptLines(request), request.language, call);
     // The model proposes, the rules check: each part's items were checked against that part; repeats across parts
     // (and within one) are one item.
     const actionItems = mergeItems(results.flatMap((r) => r.actionItems), MAX_ACTION_ITEMS);
     if (results.length === 1) return { summary: results[0].summary, actionItems };
-    return { summary: await this.#mergedSummary(results.map((r) => r.summary).filter(Boolean), call), actionItems };
+    return { summary: await this.mergedSummary(results.map((r) => r.summary).filter(Boolean), call), actionItems };
   }
 
   /**
@@ -131,7 +133,7 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
    * server that refuses a part as too long makes every part from there on smaller, by the server's own numbers when
    * it gives them.
    */
-  async #analyseInParts(lines: string[], language: string | null, call: Call): Promise<MeetingInsights[]> {
+  private async analyseInParts(lines: string[], language: string | null, call: Call): Promise<MeetingInsights[]> {
     const fixed = estimateTokens(SYSTEM_PROMPT) + 2 * MESSAGE_OVERHEAD_TOKENS + estimateTokens(promptHeader(language, 2));
     let budget = this.#config.contextTokens - ANSWER_TOKENS - fixed;
     const results: MeetingInsights[] = [];
@@ -147,7 +149,7 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
       const whole = results.length === 0 && after.length === 0;
       const user = `${promptHeader(language, whole ? undefined : results.length + 1)}${part.join('\n')}`;
       try {
-        const insights = insightsFrom(this.id, await this.#complete(SYSTEM_PROMPT, user, call, ANSWER_SCHEMA));
+        const insights = insightsFrom(this.id, await this.complete(SYSTEM_PROMPT, user, call, ANSWER_SCHEMA));
         results.push({ summary: insights.summary, actionItems: checkProposedItems(insights.actionItems, part.join('\n')) });
         rest = after;
       } catch (err) {
@@ -162,11 +164,11 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
    * One short summary of the parts' summaries, by the model; its own parts' first sentences when the model's answer
    * cannot be read (the action items are already complete, so a weak merge costs only the summary's polish).
    */
-  async #mergedSummary(summaries: string[], call: Call): Promise<string> {
+  private async mergedSummary(summaries: string[], call: Call): Promise<string> {
     const fallback = summaries.map((s) => /^.*?[.!?](?=\s|$)/s.exec(s)?.[0] ?? s).join(' ').slice(0, MAX_TEXT);
     const user = `Summaries of the parts, in order:\n${summaries.map((s, i) => `${i + 1}. ${s}`).join('\n')}`;
     try {
-      return summaryFrom(await this.#complete(MERGE_PROMPT, user, call, MERGE_SCHEMA)) ?? fallback;
+      return summaryFrom(await this.complete(MERGE_PROMPT, user, call, MERGE_SCHEMA)) ?? fallback;
     } catch (err) {
       if (err instanceof ContextExceeded || (err instanceof ProviderError && err.message.includes('unusable answer'))) return fallback;
       throw err;
@@ -177,19 +179,19 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
    * One chat completion: the message's text. `response_format` asks for `schema` where the server takes a JSON schema,
    * else for a JSON object, else is left out (what the server refused is remembered per base URL).
    */
-  async #complete(system: string, user: string, call: Call, schema: object): Promise<string> {
+  private async complete(system: string, user: string, call: Call, schema: object): Promise<string> {
     const baseUrl = this.#config.baseUrl;
     const promptTokens = estimateTokens(system) + estimateTokens(user) + 2 * MESSAGE_OVERHEAD_TOKENS;
     let format = answerFormats.get(baseUrl) ?? 'json_schema';
-    let answer = await this.#post(system, user, call, responseFormat(format, schema), promptTokens);
+    let answer = await this.post(system, user, call, responseFormat(format, schema), promptTokens);
     if (!withoutMaxTokens.has(baseUrl) && refusesMaxTokens(answer)) {
       withoutMaxTokens.add(baseUrl);
-      answer = await this.#post(system, user, call, responseFormat(format, schema), promptTokens);
+      answer = await this.post(system, user, call, responseFormat(format, schema), promptTokens);
     }
     for (let weaker = WEAKER[format]; weaker && refusesResponseFormat(answer); weaker = WEAKER[format]) {
       format = weaker;
       answerFormats.set(baseUrl, format);
-      answer = await this.#post(system, user, call, responseFormat(format, schema), promptTokens);
+      answer = await this.post(system, user, call, responseFormat(format, schema), promptTokens);
     }
     const exceeded = contextExceeded(answer);
     if (exceeded) throw exceeded;
@@ -197,7 +199,7 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
     return messageContent(this.id, parseJson(this.id, answer.body));
   }
 
-  #post(system: string, user: string, call: Call, format: object | undefined, promptTokens: number): Promise<ProviderResponse> {
+  private post(system: string, user: string, call: Call, format: object | undefined, promptTokens: number): Promise<ProviderResponse> {
     const body = Buffer.from(
       JSON.stringify({
         model: call.model,
@@ -231,7 +233,7 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
    * `<vendor>/<model>` is what routers (OpenRouter, LiteLLM) expect; a vendor's own service knows only its model
    * names, so `openai/gpt-4o-mini` goes to api.openai.com as `gpt-4o-mini`.
    */
-  #modelFor(model: string): string {
+  private modelFor(model: string): string {
     const [vendor, ...rest] = model.split('/');
     const host = new URL(this.#config.baseUrl).hostname;
     return rest.length > 0 && (host === `${vendor}.com` || host.endsWith(`.${vendor}.com`)) ? rest.join('/') : model;

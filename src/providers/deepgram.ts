@@ -23,17 +23,19 @@ export class DeepgramProvider implements TranscriptionProvider {
   readonly id = 'deepgram';
   readonly name = 'Deepgram';
   readonly supportedLanguages = PROVIDER_LANGUAGES.deepgram;
+  // `#`, not `private`: it holds the operator's API key, kept out of every log line, inspection and JSON of this
+  // object (docs/architecture.md habit 17).
   readonly #config: TranscriptionVendorConfig;
-  readonly #limit: Limiter;
+  private readonly limit: Limiter;
 
   constructor(config: TranscriptionVendorConfig) {
     this.#config = config;
-    this.#limit = limiter(config.maxConcurrency);
+    this.limit = limiter(config.maxConcurrency);
   }
 
   async transcribe(request: TranscriptionRequest): Promise<TranscriptionResult> {
     const parts = await audioParts(request, { bodyBytes: this.#config.maxUploadBytes }, this.id);
-    return transcribeParts(request, parts, (part, onBytes) => this.#limit(() => this.#transcribePart(request, part, onBytes)));
+    return transcribeParts(request, parts, (part, onBytes) => this.limit(() => this.transcribePart(request, part, onBytes)));
   }
 
   /** The `/v1/listen` URL with the request's options. */
@@ -53,7 +55,7 @@ export class DeepgramProvider implements TranscriptionProvider {
     return url.toString();
   }
 
-  async #transcribePart(request: TranscriptionRequest, part: AudioPart, onBytes: (n: number) => void) {
+  private async transcribePart(request: TranscriptionRequest, part: AudioPart, onBytes: (n: number) => void) {
     const audio = await part.open();
     const key = authKey(request.apiKey, this.#config.apiKey);
     const answer = await send({

@@ -31,18 +31,20 @@ export class OpenAiTranscriptionProvider implements TranscriptionProvider {
   readonly id = 'openai';
   readonly name = 'OpenAI-compatible';
   readonly supportedLanguages = PROVIDER_LANGUAGES.openai;
+  // `#`, not `private`: it holds the operator's API key, kept out of every log line, inspection and JSON of this
+  // object (docs/architecture.md habit 17).
   readonly #config: TranscriptionVendorConfig;
-  readonly #limit: Limiter;
+  private readonly limit: Limiter;
 
   constructor(config: TranscriptionVendorConfig) {
     this.#config = config;
-    this.#limit = limiter(config.maxConcurrency);
+    this.limit = limiter(config.maxConcurrency);
   }
 
   async transcribe(request: TranscriptionRequest): Promise<TranscriptionResult> {
-    const parts = await audioParts(request, { bodyBytes: this.#config.maxUploadBytes, envelopeBytes: this.#envelopeBytes(request) }, this.id);
+    const parts = await audioParts(request, { bodyBytes: this.#config.maxUploadBytes, envelopeBytes: this.envelopeBytes(request) }, this.id);
     const result = await transcribeParts(request, parts, (part, onBytes) =>
-      this.#limit(() => this.#transcribePart(request, part, onBytes)),
+      this.limit(() => this.transcribePart(request, part, onBytes)),
     );
     if (request.profanityFilter) {
       // OpenAI has no profanity option: we apply it (docs/decisions.md §9).
@@ -51,20 +53,20 @@ export class OpenAiTranscriptionProvider implements TranscriptionProvider {
     return result;
   }
 
-  async #transcribePart(request: TranscriptionRequest, part: AudioPart, onBytes: (n: number) => void) {
+  private async transcribePart(request: TranscriptionRequest, part: AudioPart, onBytes: (n: number) => void) {
     const baseUrl = this.#config.baseUrl;
     if (!verboseOnly.has(baseUrl)) {
-      const answer = await this.#post(request, part, 'diarized_json', onBytes);
-      if (!refusesFormat(answer)) return this.#read(request, answer, 'diarized_json');
+      const answer = await this.post(request, part, 'diarized_json', onBytes);
+      if (!refusesFormat(answer)) return this.read(request, answer, 'diarized_json');
     }
-    const answer = await this.#post(request, part, 'verbose_json', onBytes);
-    const result = this.#read(request, answer, 'verbose_json');
+    const answer = await this.post(request, part, 'verbose_json', onBytes);
+    const result = this.read(request, answer, 'verbose_json');
     verboseOnly.add(baseUrl);
     return result;
   }
 
   /** The form fields sent with the file. */
-  #fields(request: TranscriptionRequest, format: ResponseFormat): Array<[string, string]> {
+  private fields(request: TranscriptionRequest, format: ResponseFormat): Array<[string, string]> {
     const fields: Array<[string, string]> = [
       ['model', this.#config.model],
       ['response_format', format],
@@ -83,19 +85,19 @@ export class OpenAiTranscriptionProvider implements TranscriptionProvider {
    * The most bytes a request of `request` carries besides the file: its fields, part headers and boundaries, for
    * either format and for the file as it is or as a split WAV part (boundaries are always the same length).
    */
-  #envelopeBytes(request: TranscriptionRequest): number {
+  private envelopeBytes(request: TranscriptionRequest): number {
     let most = 0;
     for (const format of ['diarized_json', 'verbose_json'] as const) {
       for (const contentType of [request.contentType, 'audio/wav']) {
-        const body = multipart(this.#fields(request, format), { name: 'file', filename: filenameFor(contentType), contentType });
+        const body = multipart(this.fields(request, format), { name: 'file', filename: filenameFor(contentType), contentType });
         most = Math.max(most, body.head.length + body.tail.length);
       }
     }
     return most;
   }
 
-  async #post(request: TranscriptionRequest, part: AudioPart, format: ResponseFormat, onBytes: (n: number) => void) {
-    const fields = this.#fields(request, format);
+  private async post(request: TranscriptionRequest, part: AudioPart, format: ResponseFormat, onBytes: (n: number) => void) {
+    const fields = this.fields(request, format);
     const body = multipart(fields, { name: 'file', filename: filenameFor(part.contentType), contentType: part.contentType });
     const audio = await part.open();
     const key = authKey(request.apiKey, this.#config.apiKey);
@@ -114,7 +116,7 @@ export class OpenAiTranscriptionProvider implements TranscriptionProvider {
     });
   }
 
-  #read(request: TranscriptionRequest, answer: ProviderResponse, format: ResponseFormat): TranscriptionResult {
+  private read(request: TranscriptionRequest, answer: ProviderResponse, format: ResponseFormat): TranscriptionResult {
     if (answer.status < 200 || answer.status >= 300) throw failureOf(this.id, answer, authKey(request.apiKey, this.#config.apiKey));
     const parsed = parseJson(this.id, answer.body);
     const segments = segmentsOf(parsed, format);

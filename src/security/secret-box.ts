@@ -76,6 +76,8 @@ export function parseSecretsKeys(value: string): SealingKey[] {
 }
 
 export class SecretBox {
+  // `#`, not `private`: it holds the raw SECRETS_KEY bytes, kept out of every log line, inspection and JSON of this
+  // object (docs/architecture.md habit 17).
   readonly #keys: ReadonlyMap<string, Buffer>;
   /** The key that seals: the first of SECRETS_KEY. */
   readonly sealingKeyId: string;

@@ -85,17 +85,17 @@ export async function generateSigningKey(): Promise<{ kid: string; privateJwk: J
 export class TokenService {
   readonly issuer: string;
   readonly audience: string;
-  readonly #now: () => number;
-  #signingKid!: string;
-  #signingKey!: KeyObject;
-  #verifyKeys = new Map<string, KeyObject>();
-  #publicJwks: PublicJwk[] = [];
+  private readonly now: () => number;
+  private signingKid!: string;
+  private signingKey!: KeyObject;
+  private verifyKeys = new Map<string, KeyObject>();
+  private publicJwks: PublicJwk[] = [];
 
   constructor(options: TokenServiceOptions) {
     if (!options.issuer || !options.audience) throw new Error('TokenService needs an issuer and an audience');
     this.issuer = options.issuer;
     this.audience = options.audience;
-    this.#now = options.now ?? Date.now;
+    this.now = options.now ?? Date.now;
     this.useKeys(options.keys);
   }
 
@@ -124,16 +124,16 @@ export class TokenService {
     const newest = keys[0];
     if (!newest.privateJwk?.d) throw new Error(`the newest signing key "${newest.kid}" has no private JWK`);
     const signingKey = createPrivateKey({ key: newest.privateJwk as JsonWebKey, format: 'jwk' });
-    this.#verifyKeys = verifyKeys;
-    this.#publicJwks = publicJwks;
-    this.#signingKid = newest.kid;
-    this.#signingKey = signingKey;
+    this.verifyKeys = verifyKeys;
+    this.publicJwks = publicJwks;
+    this.signingKid = newest.kid;
+    this.signingKey = signingKey;
   }
 
   /** Signs a token and returns it with the full claim set (the caller stores jti / fam / exp as needed). */
   async issue(input: TokenClaimsInput, ttlSeconds: number): Promise<{ token: string; claims: TokenClaims }> {
     if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new RangeError('ttlSeconds must be a positive integer');
-    const iat = Math.floor(this.#now() / 1000);
+    const iat = Math.floor(this.now() / 1000);
     let claims: TokenClaims;
     try {
       claims = checkClaims(
@@ -145,8 +145,8 @@ export class TokenService {
       throw new TypeError((err as Error).message);
     }
     const token = await new SignJWT({ ...claims })
-      .setProtectedHeader({ alg: ALG, kid: this.#signingKid, typ: 'JWT' })
-      .sign(this.#signingKey);
+      .setProtectedHeader({ alg: ALG, kid: this.signingKid, typ: 'JWT' })
+      .sign(this.signingKey);
     return { token, claims };
   }
 
@@ -165,13 +165,13 @@ export class TokenService {
     }
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, (header) => this.#keyFor(header.kid), {
+      ({ payload } = await jwtVerify(token, (header) => this.keyFor(header.kid), {
         algorithms: [ALG],
         issuer: this.issuer,
         audience: this.audience,
         typ: 'JWT',
         requiredClaims: ['sub', 'iat', 'exp', 'jti'],
-        currentDate: new Date(this.#now()),
+        currentDate: new Date(this.now()),
       }));
     } catch (err) {
       if (err instanceof InvalidTokenError) throw err;
@@ -188,11 +188,11 @@ export class TokenService {
 
   /** The public half of every key, for GET /.well-known/jwks.json. */
   jwks(): { keys: PublicJwk[] } {
-    return { keys: this.#publicJwks.map((jwk) => ({ ...jwk })) };
+    return { keys: this.publicJwks.map((jwk) => ({ ...jwk })) };
   }
 
-  #keyFor(kid: string | undefined): KeyObject {
-    const key = kid === undefined ? undefined : this.#verifyKeys.get(kid);
+  private keyFor(kid: string | undefined): KeyObject {
+    const key = kid === undefined ? undefined : this.verifyKeys.get(kid);
     if (!key) throw new InvalidTokenError('token signed with an unknown key');
     return key;
   }

@@ -88,10 +88,10 @@ export class S3ObjectStore implements ObjectStore {
   readonly provider = 's3';
   readonly bucket: string;
   readonly archiveBucket: string;
-  readonly #s3: S3Client;
+  private readonly s3: S3Client;
 
   constructor(s3: S3Client, config: Pick<Config['s3'], 'bucket' | 'archiveBucket'>) {
-    this.#s3 = s3;
+    this.s3 = s3;
     this.bucket = config.bucket;
     this.archiveBucket = config.archiveBucket;
   }
@@ -99,7 +99,7 @@ export class S3ObjectStore implements ObjectStore {
   async upload(input: UploadInput): Promise<ObjectLocation & { sizeBytes: number }> {
     const { key, body, contentType } = input;
     const Bucket = this.bucket;
-    const s3 = this.#s3;
+    const s3 = this.s3;
     const aborter = new AbortController();
     const abortSignal = aborter.signal;
     let failure: unknown;
@@ -203,7 +203,7 @@ export class S3ObjectStore implements ObjectStore {
       Key: location.key,
       ...(options.fileName ? { ResponseContentDisposition: `attachment; filename="${options.fileName}"` } : {}),
     });
-    return getSignedUrl(this.#s3, command, { expiresIn: options.expiresInSeconds ?? 3600 });
+    return getSignedUrl(this.s3, command, { expiresIn: options.expiresInSeconds ?? 3600 });
   }
 
   async archive(key: string): Promise<ObjectLocation> {
@@ -216,7 +216,7 @@ export class S3ObjectStore implements ObjectStore {
     const target = { bucket: this.archiveBucket, key };
     // Repeatable: after a crash between copy and delete, the primary copy is gone or the archive copy exists.
     if (await this.head({ bucket: this.bucket, key })) {
-      await this.#s3.send(
+      await this.s3.send(
         new CopyObjectCommand({
           Bucket: this.archiveBucket,
           Key: key,
@@ -231,12 +231,12 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async delete(location: ObjectLocation): Promise<void> {
-    await this.#s3.send(new DeleteObjectCommand({ Bucket: location.bucket, Key: location.key }));
+    await this.s3.send(new DeleteObjectCommand({ Bucket: location.bucket, Key: location.key }));
   }
 
   async head(location: ObjectLocation): Promise<StoredObject | null> {
     try {
-      const head = await this.#s3.send(new HeadObjectCommand({ Bucket: location.bucket, Key: location.key }));
+      const head = await this.s3.send(new HeadObjectCommand({ Bucket: location.bucket, Key: location.key }));
       return { sizeBytes: head.ContentLength ?? 0, contentType: head.ContentType };
     } catch (err) {
       const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -247,7 +247,7 @@ export class S3ObjectStore implements ObjectStore {
 
   async open(location: ObjectLocation, range?: { start: number; end: number }, signal?: AbortSignal): Promise<Readable | null> {
     try {
-      const answer = await this.#s3.send(
+      const answer = await this.s3.send(
         new GetObjectCommand({
           Bucket: location.bucket,
           Key: location.key,
@@ -264,7 +264,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async list(bucket: string, prefix: string): Promise<string[]> {
-    const answer = await this.#s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+    const answer = await this.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
     return (answer.Contents ?? []).map((o) => o.Key!).filter(Boolean);
   }
 
@@ -283,10 +283,10 @@ export class S3ObjectStore implements ObjectStore {
   async abortIncompleteUploads(key: string): Promise<number> {
     let aborted = 0;
     try {
-      const answer = await this.#s3.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: key }));
+      const answer = await this.s3.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: key }));
       for (const upload of answer.Uploads ?? []) {
         if (upload.Key !== key || !upload.UploadId) continue;
-        await this.#s3.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: upload.UploadId }));
+        await this.s3.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: upload.UploadId }));
         aborted += 1;
       }
     } catch {

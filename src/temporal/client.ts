@@ -42,38 +42,38 @@ export function createTemporalClient(config: Config['temporal']): TemporalClient
  * retries and let every call end while the channel is still open (`drain`).
  */
 export class ClosableCalls {
-  readonly #inFlight = new Map<InterceptingCall, Promise<void>>();
-  #closing = false;
+  private readonly calls = new Map<InterceptingCall, Promise<void>>();
+  private closing = false;
 
   /** The connection's interceptors: this tracker outermost, then the SDK's default retries (gated by close). */
   interceptors(): Interceptor[] {
     const retry = defaultGrpcRetryOptions();
     return [
-      this.#track,
+      this.track,
       makeGrpcRetryInterceptor({
         delayFunction: retry.delayFunction,
-        retryableDecider: (attempt, failed) => !this.#closing && retry.retryableDecider(attempt, failed),
+        retryableDecider: (attempt, failed) => !this.closing && retry.retryableDecider(attempt, failed),
       }),
     ];
   }
 
   /** No more retries; calls in flight are cancelled (a long poll would otherwise hold close) and awaited. */
   async drain(): Promise<void> {
-    this.#closing = true;
-    while (this.#inFlight.size > 0) {
-      for (const call of this.#inFlight.keys()) call.cancelWithStatus(status.CANCELLED, 'Temporal connection closing');
+    this.closing = true;
+    while (this.calls.size > 0) {
+      for (const call of this.calls.keys()) call.cancelWithStatus(status.CANCELLED, 'Temporal connection closing');
       // A call between two attempts (its retry timer pending) cannot be cancelled: its next attempt runs on the still
       // open channel, is not retried, and ends the call.
-      await Promise.allSettled([...this.#inFlight.values()]);
+      await Promise.allSettled([...this.calls.values()]);
     }
   }
 
   /** How many calls have not ended (tests). */
   get inFlight(): number {
-    return this.#inFlight.size;
+    return this.calls.size;
   }
 
-  readonly #track: Interceptor = (options, nextCall) => {
+  private readonly track: Interceptor = (options, nextCall) => {
     let ended!: () => void;
     const done = new Promise<void>((resolve) => (ended = resolve));
     const call: InterceptingCall = new InterceptingCall(
@@ -84,7 +84,7 @@ export class ClosableCalls {
             metadata,
             new ListenerBuilder()
               .withOnReceiveStatus((final, nextStatus) => {
-                this.#inFlight.delete(call);
+                this.calls.delete(call);
                 ended();
                 nextStatus(final);
               })
@@ -93,7 +93,7 @@ export class ClosableCalls {
         })
         .build(),
     );
-    this.#inFlight.set(call, done);
+    this.calls.set(call, done);
     return call;
   };
 }

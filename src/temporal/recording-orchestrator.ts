@@ -6,13 +6,13 @@ import type { RecordingOrchestrator } from '../modules/recordings/recording.port
 import { recordingAutoStopWorkflowId, recordingStoppedSignal } from '../../workflows/shared.ts';
 
 export class TemporalRecordingOrchestrator implements RecordingOrchestrator {
-  readonly #client: Client;
+  private readonly client: Client;
 
   constructor(client: Client) {
-    this.#client = client;
+    this.client = client;
   }
 
   async recordingStopped(recordingId: string): Promise<void> {
-    await this.#client.workflow.getHandle(recordingAutoStopWorkflowId(recordingId)).signal(recordingStoppedSignal);
+    await this.client.workflow.getHandle(recordingAutoStopWorkflowId(recordingId)).signal(recordingStoppedSignal);
   }
 }

@@ -26,67 +26,69 @@ export const UPSTREAM_ADAPTER_NAME = 'upstream';
 
 export class HttpUpstreamAdapter implements MediaProvider {
   readonly name = UPSTREAM_ADAPTER_NAME;
-  readonly #baseUrl: string;
+  private readonly baseUrl: string;
+  // `#`, not `private`: it holds the provider's API key, kept out of every log line, inspection and JSON of this
+  // object (docs/architecture.md habit 17).
   readonly #apiKey: string | undefined;
-  readonly #timeoutMs: number;
-  readonly #maxResponseBytes: number;
+  private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
 
   constructor(options: HttpUpstreamAdapterOptions) {
     const base = new URL(options.baseUrl);
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
       throw new Error(`upstream base URL must be http(s): ${options.baseUrl}`);
     }
-    this.#baseUrl = base.href.endsWith('/') ? base.href : `${base.href}/`;
+    this.baseUrl = base.href.endsWith('/') ? base.href : `${base.href}/`;
     this.#apiKey = options.apiKey || undefined;
-    this.#timeoutMs = options.timeoutMs ?? 10_000;
-    this.#maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
   }
 
   async startRecording(input: StartRecordingInput): Promise<StartedRecording> {
     const body: Record<string, string> = { meeting_id: input.roomId };
     if (input.roomName !== undefined) body.meeting_name = input.roomName;
-    const wire = parseRecording(await this.#call('POST', 'v1/recordings', body));
+    const wire = parseRecording(await this.call('POST', 'v1/recordings', body));
     return { upstreamRecordingId: wire.id, startedAt: wire.startedAt };
   }
 
   async stopRecording(upstreamRecordingId: string): Promise<StoppedRecording> {
     const path = `v1/recordings/${encodeURIComponent(upstreamRecordingId)}/stop`;
-    const recording = parseRecording(await this.#call('POST', path, {}));
+    const recording = parseRecording(await this.call('POST', path, {}));
     if (!recording.stoppedAt) throw malformed('stopped recording has no stopped_at');
     return { stoppedAt: recording.stoppedAt, status: recording.status };
   }
 
   async listRecordings(roomId: string): Promise<UpstreamRecording[]> {
-    const answer = await this.#call('GET', `v1/recordings?meeting_id=${encodeURIComponent(roomId)}`);
+    const answer = await this.call('GET', `v1/recordings?meeting_id=${encodeURIComponent(roomId)}`);
     const list = (answer as { recordings?: unknown } | null)?.recordings;
     if (!Array.isArray(list)) throw malformed('list has no recordings array');
     return list.map(parseRecording);
   }
 
   async getRecording(upstreamRecordingId: string): Promise<UpstreamRecording> {
-    return parseRecording(await this.#call('GET', `v1/recordings/${encodeURIComponent(upstreamRecordingId)}`));
+    return parseRecording(await this.call('GET', `v1/recordings/${encodeURIComponent(upstreamRecordingId)}`));
   }
 
-  async #call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+  private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
-    const signal = AbortSignal.timeout(this.#timeoutMs);
+    const signal = AbortSignal.timeout(this.timeoutMs);
     let response: Response;
     let text: string;
     try {
-      response = await fetch(new URL(path, this.#baseUrl), {
+      response = await fetch(new URL(path, this.baseUrl), {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
         redirect: 'error',
       });
-      text = await readBounded(response, this.#maxResponseBytes);
+      text = await readBounded(response, this.maxResponseBytes);
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
       if (signal.aborted) {
-        throw new UpstreamError(504, 'timeout', `media provider did not answer ${method} /${path} within ${this.#timeoutMs} ms`);
+        throw new UpstreamError(504, 'timeout', `media provider did not answer ${method} /${path} within ${this.timeoutMs} ms`);
       }
       throw new UpstreamError(502, 'unreachable', `media provider unreachable: ${(error as Error).message}`);
     }

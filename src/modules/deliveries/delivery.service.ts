@@ -103,10 +103,10 @@ export interface DeliveryServiceDeps {
 }
 
 export class DeliveryService {
-  readonly #deps: DeliveryServiceDeps;
+  private readonly deps: DeliveryServiceDeps;
 
   constructor(deps: DeliveryServiceDeps) {
-    this.#deps = deps;
+    this.deps = deps;
   }
 
   async list(em: EntityManager, principal: Principal, query: { limit: number; offset: number; status?: DeliveryStatus }) {
@@ -137,9 +137,9 @@ export class DeliveryService {
       throw new ApiError('INVALID_STATE', `The delivery is still ${original.status}; re-send it once it has succeeded or failed`);
     }
     // The row and its workflow's hand-over commit together (docs/decisions.md §15): never a pending delivery nothing sends.
-    const { handovers } = this.#deps;
+    const { handovers } = this.deps;
     return handovers.transaction(em, async (tx) => {
-      const delivery = await createDelivery(tx, this.#deps.tenants, {
+      const delivery = await createDelivery(tx, this.deps.tenants, {
         tenantId: original.tenant.id,
         roomId: original.roomId ?? null,
         recordingId: original.recordingId ?? null,
@@ -148,7 +148,7 @@ export class DeliveryService {
         event: original.event,
       });
       if (!delivery) throw new ApiError('INVALID_STATE', 'The post-meeting webhook is not configured or not enabled');
-      await handovers.record(tx, deliveryStart(delivery, this.#deps.retryDelaysSeconds));
+      await handovers.record(tx, deliveryStart(delivery, this.deps.retryDelaysSeconds));
       return delivery;
     });
   }
@@ -159,13 +159,13 @@ export class DeliveryService {
    */
   async sendTest(em: EntityManager, principal: Principal): Promise<WebhookDelivery> {
     const tenantId = tenantOf(principal);
-    const { handovers } = this.#deps;
+    const { handovers } = this.deps;
     return handovers.transaction(em, async (tx) => {
-      const delivery = await createDelivery(tx, this.#deps.tenants, { tenantId, roomId: null, recordingId: null, event: 'webhook.test' });
+      const delivery = await createDelivery(tx, this.deps.tenants, { tenantId, roomId: null, recordingId: null, event: 'webhook.test' });
       if (!delivery) {
         throw new ApiError('INVALID_STATE', 'No post-meeting webhook is configured: set post_meeting_webhook.url and secret first');
       }
-      await handovers.record(tx, deliveryStart(delivery, this.#deps.retryDelaysSeconds));
+      await handovers.record(tx, deliveryStart(delivery, this.deps.retryDelaysSeconds));
       return delivery;
     });
   }

@@ -17,10 +17,10 @@ export interface PostMeetingServiceDeps {
 }
 
 export class PostMeetingService {
-  readonly #deps: PostMeetingServiceDeps;
+  private readonly deps: PostMeetingServiceDeps;
 
   constructor(deps: PostMeetingServiceDeps) {
-    this.#deps = deps;
+    this.deps = deps;
   }
 
   /**
@@ -36,7 +36,7 @@ export class PostMeetingService {
     recordingId: string,
     options: { retranscribe?: boolean } = {},
   ): Promise<{ recording: Recording; run: number; workflowId: string }> {
-    const recording = await this.#deps.recordings.get(em, principal, recordingId);
+    const recording = await this.deps.recordings.get(em, principal, recordingId);
     if ((recording.status !== 'ready' && recording.status !== 'archived') || !recording.objectKey) {
       throw new ApiError('INVALID_STATE', `Only a ready or archived recording can be processed again (this one is ${recording.status})`);
     }
@@ -45,7 +45,7 @@ export class PostMeetingService {
     const run = result.run + 1;
     const retranscribe = options.retranscribe ?? false;
     const start = starts.postMeetingRerun({ recordingId: recording.id, tenantId: recording.tenant.id, room: recording.room, run, retranscribe });
-    const { handovers } = this.#deps;
+    const { handovers } = this.deps;
     await handovers.transaction(em, async (tx) => {
       if (!(await startPostMeetingOver(tx, recording.id, run, retranscribe))) {
         // Another request started run n first (same run, same id: recording it again starts nothing new), or a later one.

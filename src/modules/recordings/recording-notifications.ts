@@ -27,10 +27,10 @@ export interface RecordingNotificationDeps {
 }
 
 export class RecordingNotifications {
-  readonly #deps: RecordingNotificationDeps;
+  private readonly deps: RecordingNotificationDeps;
 
   constructor(deps: RecordingNotificationDeps) {
-    this.#deps = deps;
+    this.deps = deps;
   }
 
   /**
@@ -44,7 +44,7 @@ export class RecordingNotifications {
     let stoppedByProvider = false;
     // The row (imported or moved to processing) and its ingestion's hand-over commit together (docs/decisions.md §15): the
     // caller answers 202 once they have, whether or not Temporal is reachable right now; the relay starts the run.
-    const recording = await this.#deps.handovers.transaction(em, async (tx) => {
+    const recording = await this.deps.handovers.transaction(em, async (tx) => {
       let found = await tx.findOne(RecordingSchema, { upstreamRecordingId: notification.recording_id });
       if (!found) {
         found = (
@@ -69,7 +69,7 @@ export class RecordingNotifications {
       // docs/decisions.md §7: the notification's link is where the file comes from. Sealed in the row (bound to this recording),
       // in the same transaction as the ingestion's hand-over, and read by the transfer activity: the workflow gets ids
       // only, so the link never lands in a workflow history (docs/decisions.md §13).
-      found.sourceSealed = sealNotifiedSource(this.#deps.secretBox, found.id, notification);
+      found.sourceSealed = sealNotifiedSource(this.deps.secretBox, found.id, notification);
       // The provider's final figure, as its REST API would give it to the transfer (our stop time is only an estimate).
       found.durationSeconds = notification.duration_seconds;
       await tx.flush();
@@ -78,12 +78,12 @@ export class RecordingNotifications {
         tenantId: room.tenant.id,
         room,
         upstreamRecordingId: notification.recording_id,
-        retryWindowSeconds: this.#deps.ingestRetryWindowSeconds,
+        retryWindowSeconds: this.deps.ingestRetryWindowSeconds,
       });
-      await this.#deps.handovers.record(tx, start);
+      await this.deps.handovers.record(tx, start);
       return found;
     });
-    if (stoppedByProvider) void signalStopped(this.#deps, recording.id);
+    if (stoppedByProvider) void signalStopped(this.deps, recording.id);
     return recording;
   }
 }

@@ -40,25 +40,25 @@ export type DownloadAnswer =
 const HOST_ONLY = ['host'] as const;
 
 export class RecordingService {
-  readonly #deps: RecordingServiceDeps;
+  private readonly deps: RecordingServiceDeps;
 
   constructor(deps: RecordingServiceDeps) {
-    this.#deps = deps;
+    this.deps = deps;
   }
 
   /** Whether the room has a recording in progress (for Add Participant's should_start_recording). */
   async isRecording(em: EntityManager, roomId: string): Promise<boolean> {
-    return Boolean(await this.#active(em, roomId));
+    return Boolean(await this.active(em, roomId));
   }
 
   async start(em: EntityManager, principal: Principal, roomRef: string): Promise<Recording> {
     const room = await roomForPrincipal(em, principal, roomRef, HOST_ONLY);
     if (room.status === 'ended') throw new ApiError('ROOM_ENDED', 'The room has ended');
     const tenant = await em.findOneOrFail(TenantSchema, { id: room.tenant.id });
-    if (!room.recordingEnabled && !this.#deps.tenants.effectiveConfig(tenant).force_recording) {
+    if (!room.recordingEnabled && !this.deps.tenants.effectiveConfig(tenant).force_recording) {
       throw new ApiError('INVALID_STATE', 'Recording is not enabled for this room (config.recording_enabled is false)');
     }
-    if (await this.#active(em, room.id)) throw inProgress();
+    if (await this.active(em, room.id)) throw inProgress();
 
     const id = uuidv7();
     // The provider first (the row needs its recording id), then the row and its auto-stop timer in one transaction
@@ -67,14 +67,14 @@ export class RecordingService {
     // (recording-notifications.ts), as Sync does while it still records.
     let upstream: { upstreamRecordingId: string; startedAt: string };
     try {
-      upstream = await this.#deps.provider.startRecording({ roomId: room.id, roomName: room.name });
+      upstream = await this.deps.provider.startRecording({ roomId: room.id, roomName: room.name });
     } catch (err) {
       if (err instanceof UpstreamError && err.status === 409) throw inProgress();
       throw mediaProviderFailure(err);
     }
     let recording: Recording;
     try {
-      recording = await this.#deps.handovers.transaction(em, async (tx) => {
+      recording = await this.deps.handovers.transaction(em, async (tx) => {
         const created = tx.create(RecordingSchema, {
           id,
           tenant: room.tenant,
@@ -84,16 +84,16 @@ export class RecordingService {
           startedAt: new Date(upstream.startedAt),
         });
         await tx.flush();
-        await this.#deps.handovers.record(tx, starts.autoStop({ recordingId: id, tenantId: tenant.id, room, maxDurationMinutes: tenant.maxRecordingDurationMinutes }));
+        await this.deps.handovers.record(tx, starts.autoStop({ recordingId: id, tenantId: tenant.id, room, maxDurationMinutes: tenant.maxRecordingDurationMinutes }));
         return created;
       });
     } catch (err) {
       // Nothing was stored: undo ours at the provider (another start won the race, or the database failed).
-      await this.#deps.provider.stopRecording(upstream.upstreamRecordingId).catch(() => {});
+      await this.deps.provider.stopRecording(upstream.upstreamRecordingId).catch(() => {});
       if (err instanceof UniqueConstraintViolationException) throw inProgress();
       throw err;
     }
-    await this.#deps.events.publish({
+    await this.deps.events.publish({
       type: 'recording.started',
       tenantId: recording.tenant.id,
       roomId: room.id,
@@ -105,22 +105,22 @@ export class RecordingService {
 
   async stop(em: EntityManager, principal: Principal, roomRef: string): Promise<Recording> {
     const room = await roomForPrincipal(em, principal, roomRef, HOST_ONLY);
-    const active = await this.#active(em, room.id);
+    const active = await this.active(em, room.id);
     if (!active) throw new ApiError('NO_ACTIVE_RECORDING', 'The room has no active recording');
-    const stopped = await stopRecording(em, this.#deps, active).catch((err: unknown) => {
+    const stopped = await stopRecording(em, this.deps, active).catch((err: unknown) => {
       throw mediaProviderFailure(err);
     });
-    void signalStopped(this.#deps, stopped.id);
+    void signalStopped(this.deps, stopped.id);
     return stopped;
   }
 
   /** Imports the provider's recordings of the room that Convene does not know yet (e.g. auto-recorded ones). */
   async sync(em: EntityManager, principal: Principal, roomRef: string): Promise<Recording[]> {
     const room = await roomForPrincipal(em, principal, roomRef);
-    const upstream = await this.#deps.provider.listRecordings(room.id).catch((err: unknown) => {
+    const upstream = await this.deps.provider.listRecordings(room.id).catch((err: unknown) => {
       throw mediaProviderFailure(err);
     });
-    return importUnknown(em, this.#deps, room, upstream);
+    return importUnknown(em, this.deps, room, upstream);
   }
 
   async list(em: EntityManager, principal: Principal, page: { limit: number; offset: number }) {
@@ -147,11 +147,11 @@ export class RecordingService {
     if (status === 'failed' || !recording.objectKey || !recording.storageBucket) {
       throw new ApiError('INVALID_STATE', 'The recording failed to process; there is nothing to download');
     }
-    const url = await this.#deps.store.presignGet(
+    const url = await this.deps.store.presignGet(
       { bucket: recording.storageBucket, key: recording.objectKey },
       { expiresInSeconds: 3600, fileName: downloadFileName(recording.objectKey) },
     );
-    return { ready: true, recording, status, url, provider: this.#deps.store.provider };
+    return { ready: true, recording, status, url, provider: this.deps.store.provider };
   }
 
   async archive(em: EntityManager, principal: Principal, id: string): Promise<Recording> {
@@ -165,9 +165,9 @@ export class RecordingService {
     const key = recording.objectKey;
     let location;
     try {
-      location = await this.#deps.store.copyToArchive(key);
+      location = await this.deps.store.copyToArchive(key);
     } catch (err) {
-      this.#deps.logger.error({ err, recordingId: id }, 'archive failed');
+      this.deps.logger.error({ err, recordingId: id }, 'archive failed');
       throw serviceUnavailable('The object store failed to archive the recording; retry later');
     }
     recording.status = 'archived';
@@ -175,8 +175,8 @@ export class RecordingService {
     recording.storageBucket = location.bucket;
     recording.archivedAt = new Date();
     await em.flush();
-    await this.#deps.store.delete({ bucket: this.#deps.store.bucket, key }).catch((err: unknown) => {
-      this.#deps.logger.warn({ err, recordingId: id }, 'archived; the primary copy could not be removed yet');
+    await this.deps.store.delete({ bucket: this.deps.store.bucket, key }).catch((err: unknown) => {
+      this.deps.logger.warn({ err, recordingId: id }, 'archived; the primary copy could not be removed yet');
     });
     return recording;
   }
@@ -195,8 +195,8 @@ export class RecordingService {
     // (docs/decisions.md §7), is replaced by one that tries at once.
     const upstreamRecordingId = recording.upstreamRecordingId;
     const subject = { recordingId: recording.id, tenantId: recording.tenant.id, room: recording.room, upstreamRecordingId };
-    const start = starts.ingestion({ ...subject, retryWindowSeconds: this.#deps.ingestRetryWindowSeconds, restart: true });
-    await this.#deps.handovers.transaction(em, (tx) => this.#deps.handovers.record(tx, start));
+    const start = starts.ingestion({ ...subject, retryWindowSeconds: this.deps.ingestRetryWindowSeconds, restart: true });
+    await this.deps.handovers.transaction(em, (tx) => this.deps.handovers.record(tx, start));
     return recording;
   }
 
@@ -208,7 +208,7 @@ export class RecordingService {
     return recording;
   }
 
-  #active(em: EntityManager, roomId: string): Promise<Recording | null> {
+  private active(em: EntityManager, roomId: string): Promise<Recording | null> {
     return em.findOne(RecordingSchema, { room: roomId, status: 'recording' });
   }
 }

@@ -24,10 +24,10 @@ export interface TranscriptServiceDeps {
 const TRANSCRIBABLE = new Set(['ready', 'archived']);
 
 export class TranscriptService {
-  readonly #deps: TranscriptServiceDeps;
+  private readonly deps: TranscriptServiceDeps;
 
   constructor(deps: TranscriptServiceDeps) {
-    this.#deps = deps;
+    this.deps = deps;
   }
 
   /**
@@ -44,10 +44,10 @@ export class TranscriptService {
       throw new ApiError('INVALID_STATE', `Only a ready or archived recording can be transcribed (this one is ${recording.status})`);
     }
     const tenant = await em.findOneOrFail(TenantSchema, { id: tenantId });
-    const own = this.#deps.tenants.effectiveConfig(tenant).post_meeting_webhook?.transcription;
+    const own = this.deps.tenants.effectiveConfig(tenant).post_meeting_webhook?.transcription;
     const provider = this.resolveProvider(body.provider ?? own?.provider, own);
 
-    const { handovers } = this.#deps;
+    const { handovers } = this.deps;
     return handovers.transaction(em, async (tx) => {
       const transcript = createPendingTranscript(tx, recording, 'request', provider);
       await tx.flush();
@@ -62,7 +62,7 @@ export class TranscriptService {
    * as the activity will use it) is 400 VALIDATION_ERROR, as is having none at all.
    */
   resolveProvider(requested: string | undefined, own?: { provider?: string; api_key?: string }): string {
-    const { transcription } = this.#deps.providers;
+    const { transcription } = this.deps.providers;
     if (requested !== undefined) {
       if (!transcription.isUsable(requested, { tenantKey: tenantTranscriptionKey(own, requested) })) {
         const usable = transcription.list().map((p) => p.id);
@@ -105,7 +105,7 @@ export class TranscriptService {
 
   /** The deployment's transcription providers; none configured is 503, for a while (the operator may add one). */
   listProviders() {
-    const { transcription } = this.#deps.providers;
+    const { transcription } = this.deps.providers;
     const defaultProvider = transcription.defaultId;
     if (!defaultProvider) throw serviceUnavailable('No transcription provider is configured on this deployment', 60);
     return {
