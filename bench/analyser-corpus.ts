@@ -6,6 +6,7 @@
 //   npx node bench/analyser-corpus.ts --hear RENDERED_DIR --asr-url http://127.0.0.1:8765/v1
 //   npx node bench/analyser-corpus.ts --corpus spoken --set held-out --analyser openai-compatible --ai-url http://127.0.0.1:8766/v1
 //   npx node bench/analyser-corpus.ts --long [--analyser …]     the 45-minute meeting (below)
+//   … --analyser openai-compatible --ai-cache .bench-cache/llm   the model's answers kept by request (below)
 //
 // Corpora: `written` is the 34 recogniser-style meetings typed as a recogniser writes (deterministic, well under a
 // second); `spoken` is the meetings of test/fixtures/meetings/spoken/scripts as a real recogniser heard them (see
@@ -19,7 +20,10 @@
 // minutes, as one meeting: each distinct commitment must come back once (a repeat counts against precision).
 // `--participants`: the analyser is also given the room's participants (the script's speakers), as post-meeting
 // processing could. Results: BENCHMARKS.md.
-import { createReadStream, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { analyzeTranscript } from '../src/providers/ai-builtin.ts';
@@ -50,14 +54,47 @@ const { values } = parseArgs({
     'ai-url': { type: 'string', default: 'http://127.0.0.1:8766/v1' },
     long: { type: 'boolean', default: false },
     participants: { type: 'boolean', default: false },
+    'ai-cache': { type: 'string' },
   },
 });
+
+/**
+ * `--ai-cache DIR`: the LLM's answers kept in DIR by request (its body's SHA-256), so a change to what is done with
+ * them (checks, merging) is measured again in seconds instead of an hour of CPU; the same request is never sent twice.
+ */
+async function cachingProxy(target: string, dir: string): Promise<string> {
+  mkdirSync(dir, { recursive: true });
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const file = join(dir, `${createHash('sha256').update(req.url ?? '').update(body).digest('hex')}.json`);
+      const cached = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { status: number; body: string }) : undefined;
+      const answer = cached
+        ? Promise.resolve(cached)
+        : fetch(`${target}${(req.url ?? '').replace(/^\/v1/, '')}`, { method: req.method, headers: { 'content-type': 'application/json' }, body })
+            .then(async (r) => ({ status: r.status, body: await r.text() }))
+            .then((fresh) => {
+              if (fresh.status === 200) writeFileSync(file, JSON.stringify(fresh));
+              return fresh;
+            });
+      answer.then(
+        ({ status, body: text }) => res.writeHead(status, { 'content-type': 'application/json' }).end(text),
+        (err: unknown) => res.writeHead(502).end(String(err)),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+}
 
 const llm =
   values.analyser === 'openai-compatible'
     ? new OpenAiCompatibleAnalyzer({
         defaultProvider: 'openai-compatible',
-        baseUrl: values['ai-url'],
+        baseUrl: values['ai-cache'] ? await cachingProxy(values['ai-url'], values['ai-cache']) : values['ai-url'],
         apiKey: undefined,
         model: 'local/qwen2.5-coder-1.5b-instruct',
         timeoutMs: 600_000,

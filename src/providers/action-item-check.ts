@@ -174,6 +174,15 @@ export function checkProposedItems(items: readonly string[], source: string): st
   return out;
 }
 
+/** Whether two tasks' content words are (nearly) the same: one item said twice, whatever its owner. */
+function sameTask(a: Set<string>, b: Set<string>): boolean {
+  const shared = [...a].filter((w) => b.has(w)).length;
+  const smaller = Math.min(a.size, b.size) || 1;
+  return shared / smaller >= 0.8 || shared / new Set([...a, ...b]).size >= 0.6;
+}
+
+const taskWords = (task: string) => new Set(contentWords(task).map(stem));
+
 /**
  * One list from several (the parts of a long meeting, or one model answer with repeats): an item whose content words
  * are (nearly) those of an earlier one is the same item; the one that names an owner is kept, in the earlier place.
@@ -182,15 +191,30 @@ export function mergeItems(items: readonly string[], max = 50): string[] {
   const kept: Array<{ item: string; owner: string | null; words: Set<string> }> = [];
   for (const item of items) {
     const { owner, task } = splitOwner(item);
-    const content = new Set(contentWords(task).map(stem));
+    const content = taskWords(task);
     const same = kept.find((other) => {
       if (owner !== null && other.owner !== null && owner.toLowerCase() !== other.owner.toLowerCase()) return false;
-      const shared = [...content].filter((w) => other.words.has(w)).length;
-      const smaller = Math.min(content.size, other.words.size) || 1;
-      return shared / smaller >= 0.8 || shared / new Set([...content, ...other.words]).size >= 0.6;
+      return sameTask(content, other.words);
     });
     if (!same) kept.push({ item, owner, words: content });
     else if (same.owner === null && owner !== null) Object.assign(same, { item, owner });
   }
   return kept.slice(0, max).map((entry) => entry.item);
+}
+
+/**
+ * A model's items with the builtin analyser's folded in (docs/decisions.md §9 "the model proposes, the rules check"):
+ * a rule's item the model also found gives it the rule's owner (the rules name an owner only where the meeting says
+ * who; a small model's owners are often guesses that happen to be said nearby), and one the model missed is added.
+ */
+export function withRuleItems(modelItems: readonly string[], ruleItems: readonly string[], max = 50): string[] {
+  const items = modelItems.map((item) => ({ ...splitOwner(item), words: taskWords(splitOwner(item).task) }));
+  for (const rule of ruleItems) {
+    const { owner, task } = splitOwner(rule);
+    const words = taskWords(task);
+    const same = items.find((item) => sameTask(words, item.words));
+    if (!same) items.push({ owner, task, words });
+    else if (owner !== null) same.owner = owner;
+  }
+  return items.slice(0, max).map((item) => (item.owner === null ? item.task : `${item.owner}: ${lowerFirst(item.task)}`));
 }

@@ -10,7 +10,8 @@
 
 import type { ProvidersConfig } from '../config.ts';
 import { authKey, failureOf, needsKey, parseJson, send, type ProviderResponse } from './provider-http.ts';
-import { checkProposedItems, mergeItems } from './action-item-check.ts';
+import { checkProposedItems, mergeItems, withRuleItems } from './action-item-check.ts';
+import { analyzeTranscript } from './ai-builtin.ts';
 import { insightsFrom, MAX_ACTION_ITEMS, MAX_TEXT, messageContent, summaryFrom } from './llm-answer.ts';
 import { estimateTokens, takePart } from './transcript-parts.ts';
 import { ProviderError, type AiAnalyzer, type AnalysisRequest, type MeetingInsights } from './types.ts';
@@ -120,10 +121,11 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
       throw new ProviderError(`${this.id}: no API key (set AI_API_KEY, or the tenant's own key)`, { retryable: false });
     }
     const call: Call = { key, model: this.modelFor(request.model ?? this.#config.model), signal: request.signal };
-    const results = await this.analyseInParts(transcriptLines(request), request.language, call);
+    const results = await this.analyseInParts(transcriptLines(request), request.language, call, request.participants);
     // The model proposes, the rules check: each part's items were checked against that part; repeats across parts
-    // (and within one) are one item.
-    const actionItems = mergeItems(results.flatMap((r) => r.actionItems), MAX_ACTION_ITEMS);
+    // (and within one) are one item; then the rules' own items (milliseconds, no model) give owners and fill gaps.
+    const modelItems = mergeItems(results.flatMap((r) => r.actionItems), MAX_ACTION_ITEMS);
+    const actionItems = withRuleItems(modelItems, analyzeTranscript(request).actionItems, MAX_ACTION_ITEMS);
     if (results.length === 1) return { summary: results[0].summary, actionItems };
     return { summary: await this.mergedSummary(results.map((r) => r.summary).filter(Boolean), call), actionItems };
   }
@@ -133,8 +135,9 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
    * server that refuses a part as too long makes every part from there on smaller, by the server's own numbers when
    * it gives them.
    */
-  private async analyseInParts(lines: string[], language: string | null, call: Call): Promise<MeetingInsights[]> {
-    const fixed = estimateTokens(SYSTEM_PROMPT) + 2 * MESSAGE_OVERHEAD_TOKENS + estimateTokens(promptHeader(language, 2));
+  private async analyseInParts(lines: string[], language: string | null, call: Call, participants?: readonly string[]): Promise<MeetingInsights[]> {
+    const header = (part?: number) => promptHeader(language, part, participants);
+    const fixed = estimateTokens(SYSTEM_PROMPT) + 2 * MESSAGE_OVERHEAD_TOKENS + estimateTokens(header(2));
     let budget = this.#config.contextTokens - ANSWER_TOKENS - fixed;
     const results: MeetingInsights[] = [];
     let rest = lines;
@@ -147,7 +150,7 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
       }
       const { part, rest: after } = takePart(rest, budget);
       const whole = results.length === 0 && after.length === 0;
-      const user = `${promptHeader(language, whole ? undefined : results.length + 1)}${part.join('\n')}`;
+      const user = `${header(whole ? undefined : results.length + 1)}${part.join('\n')}`;
       try {
         const insights = insightsFrom(this.id, await this.complete(SYSTEM_PROMPT, user, call, ANSWER_SCHEMA));
         results.push({ summary: insights.summary, actionItems: checkProposedItems(insights.actionItems, part.join('\n')) });
@@ -257,10 +260,12 @@ function transcriptLines(request: AnalysisRequest): string[] {
 }
 
 /** What precedes the transcript in the user message; `part` numbers a part of a meeting cut in several. */
-function promptHeader(language: string | null, part?: number): string {
+function promptHeader(language: string | null, part?: number, participants?: readonly string[]): string {
   const languageLine = language ? `Language: ${language}\n` : '';
+  // The room's display names: the recogniser may have spelled them otherwise.
+  const peopleLine = participants?.length ? `Participants (names as the room knows them): ${participants.join(', ')}\n` : '';
   const partLine = part === undefined ? '' : `Part ${part} of a longer meeting; earlier and later parts are read separately.\n`;
-  return `${languageLine}${partLine}Transcript:\n`;
+  return `${languageLine}${peopleLine}${partLine}Transcript:\n`;
 }
 
 /**

@@ -1,6 +1,7 @@
 // "The model proposes, the rules check" (docs/decisions.md §9): what a small model answers through
 // `openai-compatible` passes the same checks as the builtin analyser's items (src/providers/action-item-check.ts),
-// against the part of the transcript it came from, and the parts of a long meeting merge without duplicates.
+// against the part of the transcript it came from, the parts of a long meeting merge without duplicates, and the
+// builtin analyser's own items give owners and fill what the model missed.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OpenAiCompatibleAnalyzer } from '../../../src/providers/ai-openai-compatible.ts';
@@ -94,6 +95,20 @@ test('a long meeting in parts: the same commitment proposed by two parts is one 
   });
   const insights = await analyzer(2600).analyze(meeting);
   expect(insights.actionItems).toEqual(['Jun: own the database migration']);
+});
+
+test("the rules' items join the model's: an owner where the meeting says who, a commitment the model missed; the room's names reach the prompt", async () => {
+  let prompt = '';
+  answerFor = (user) => {
+    prompt = user;
+    return { summary: 'Hotels and a projector.', action_items: [{ owner: null, task: 'book the two hotels today', due: null }] };
+  };
+  const insights = await analyzer().analyze({
+    ...lines('Zara, please book the two hotels today.', 'Hugo will rent a projector for both days.'),
+    participants: ['Amelia', 'Hugo', 'Zara'],
+  });
+  expect(insights.actionItems).toEqual(['Zara: book the two hotels today', 'Hugo: rent a projector for both days']);
+  expect(prompt).toContain('Participants (names as the room knows them): Amelia, Hugo, Zara');
 });
 
 test('an answer cut short at the end of the context keeps its summary and the items written out whole', () => {
