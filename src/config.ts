@@ -112,6 +112,11 @@ export interface WorkerConfig {
    * unset: off. The SDK serves it itself, without METRICS_TOKEN: bind it where only the scraper reaches it.
    */
   sdkMetricsAddress: string | undefined;
+  /**
+   * A file of workflows/ bundled beforehand (src/temporal/workflow-bundle.ts), used instead of bundling at start (a
+   * few seconds of CPU per worker); unset: the worker bundles workflows/ itself, as it does anyway with tracing on.
+   */
+  workflowBundlePath: string | undefined;
 }
 
 export interface TranscriptionVendorConfig {
@@ -277,6 +282,7 @@ function readWorkerConfig(read: Reader): WorkerConfig {
     maxCachedWorkflows: read.optionalInteger('WORKER_MAX_CACHED_WORKFLOWS', 0, 1_000_000),
     stickyScheduleToStartTimeoutMs: read.duration('WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT', 10, 1, 3600) * 1000,
     sdkMetricsAddress: read.optionalHostPort('WORKER_TEMPORAL_METRICS_ADDRESS'),
+    workflowBundlePath: read.optionalString('WORKFLOW_BUNDLE_PATH', 1),
   };
   // The SDK refuses these at Worker.create; saying so here names the variables.
   if (worker.workflowTaskPollers > maxConcurrentWorkflowTasks) {

@@ -1,5 +1,4 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry, type WorkerOptions } from '@temporalio/worker';
-import { fileURLToPath } from 'node:url';
 import { webhookSettings } from './activities/deliveries.ts';
 import { createActivities } from './activities/index.ts';
 import { PROVIDER_CALL_ACTIVITIES } from './activities/transcription.ts';
@@ -11,12 +10,10 @@ import { serveWorkerMetrics } from './metrics/worker-endpoint.ts';
 import { ssrfPolicy } from './security/ssrf-guard.ts';
 import { createCore } from './services/container.ts';
 import { ensureBuckets } from './storage/s3-client.ts';
+import { workflowSource } from './temporal/workflow-bundle.ts';
 import { activeTracing, temporalActivityTracing, temporalWorkerTracing } from './tracing/tracing.ts';
 
-/** From src/ (dev, tests) the workflows are .ts; from dist/ they are compiled .js. */
-export const WORKFLOWS_PATH = fileURLToPath(
-  new URL(`../workflows/index.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url),
-);
+export { WORKFLOWS_PATH } from './temporal/workflow-bundle.ts';
 
 /**
  * The Temporal worker role: polls the task queue and runs workflows/ (bundled by the SDK) and the activities
@@ -45,15 +42,20 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
   });
   installRuntime(config.temporal.taskQueue, logger, config.worker.sdkMetricsAddress);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  // With tracing on (src/main.ts started it): workflow and activity spans in the recording's trace (docs/decisions.md §12).
+  const tracing = temporalWorkerTracing(activeTracing());
+  const workflows = workflowSource(config.worker.workflowBundlePath, tracing.interceptors?.workflowModules);
+  if (config.worker.workflowBundlePath && !workflows.workflowBundle) {
+    logger.info('WORKFLOW_BUNDLE_PATH not used: tracing is on and that bundle has no tracing interceptors; bundling workflows/');
+  }
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    workflowsPath: WORKFLOWS_PATH,
+    ...workflows,
     activities,
     ...workerTuning(config.worker),
-    // With tracing on (src/main.ts started it): workflow and activity spans in the recording's trace (docs/decisions.md §12).
-    ...temporalWorkerTracing(activeTracing()),
+    ...tracing,
   });
   const providerWorkers = await createProviderWorkers({ connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, activities }, providerLimits(config));
   const running = Promise.all([worker.run(), ...providerWorkers.map((w) => w.run())]);

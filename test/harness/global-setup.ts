@@ -5,6 +5,8 @@
 //   TEMPORAL_ADDRESS       host:port of the Temporal frontend (namespace `default`)
 //   S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, S3_BUCKET, S3_ARCHIVE_BUCKET (both created)
 //   TEMPORAL_CLI_PATH, TEMPORAL_TEST_SERVER_PATH   binaries for TestWorkflowEnvironment ({ type: 'existing-path' })
+//   WORKFLOW_BUNDLE_PATH   workflows/ bundled once for the run: every worker, spawned (test/helpers/recording-stack.ts)
+//                          or in a test file (test/helpers/workflow-bundle.ts), loads it instead of bundling its own
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ import { startPostgres, type PostgresServer } from '../../scripts/stack/postgres
 import { startSeaweedfs, type SeaweedfsServer } from '../../scripts/stack/seaweedfs.ts';
 import { startTemporal, type TemporalServer } from '../../scripts/stack/temporal.ts';
 import { ensureTool } from '../../scripts/tools.ts';
+import { writeWorkflowBundle } from '../../src/temporal/workflow-bundle.ts';
 
 const PREFIX = 'convene-test-';
 
@@ -53,6 +56,8 @@ export default async function globalSetup(): Promise<void> {
       }),
     ),
     ensureTool('temporal-test-server'),
+    // A few seconds of CPU once here instead of in each of the run's dozens of workers.
+    writeWorkflowBundle(join(root, 'workflow-bundle.js')),
   ]);
   const [postgres, temporal, s3, testServer] = results;
   const stop = async () => {
@@ -82,6 +87,7 @@ export default async function globalSetup(): Promise<void> {
     ...buckets,
     TEMPORAL_CLI_PATH: await ensureTool('temporal'),
     TEMPORAL_TEST_SERVER_PATH: (testServer as PromiseFulfilledResult<string>).value,
+    WORKFLOW_BUNDLE_PATH: join(root, 'workflow-bundle.js'),
   });
   globalThis.__conveneTestStack = { root, stop };
   const seconds = ((performance.now() - started) / 1000).toFixed(1);

@@ -27,7 +27,7 @@ import { RecordingSchema } from '../../src/modules/recordings/recording.entity.t
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../dev/media-server/server.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
-import { WORKFLOWS_PATH } from '../../src/worker.ts';
+import { testWorkflows } from './workflow-bundle.ts';
 import { createPipelineWorker, type PipelineWorker } from './pipeline-worker.ts';
 import { postMeetingWorkflowId, recordingIngestWorkflowId, webhookDeliveryWorkflowId } from '../../workflows/shared.ts';
 import { testActivities } from './activities.ts';
@@ -167,7 +167,7 @@ export function definePostgresFaultPipelineTest(fault: PostgresFault): void {
     worker = await createPipelineWorker({
       connection,
       taskQueue,
-      workflowsPath: WORKFLOWS_PATH,
+      ...testWorkflows(),
       activities: {
         ...base,
         markRecordingReady: counted('markRecordingReady', base.markRecordingReady),

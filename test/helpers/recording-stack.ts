@@ -100,7 +100,9 @@ export async function createRecordingStack(options: { media?: Partial<DevMediaSe
 
 /** `node src/main.ts worker`, resolved once it logs that it polls. */
 export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['src/main.ts', 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The run's workflow bundle (test/harness/global-setup.ts), unless the caller chose: no webpack per worker.
+  const withBundle = { ...pick(process.env, ['WORKFLOW_BUNDLE_PATH']), ...env };
+  const child = spawn(process.execPath, ['src/main.ts', 'worker'], { env: withBundle, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {

@@ -13,7 +13,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { RecordingSchema, type Recording } from '../../src/modules/recordings/recording.entity.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../dev/media-server/server.ts';
-import { WORKFLOWS_PATH } from '../../src/worker.ts';
+import { testWorkflows } from '../helpers/workflow-bundle.ts';
 import { recordingIngestWorkflowId, searchAttributesFor, type IngestRecordingInput } from '../../workflows/shared.ts';
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { testActivities } from '../helpers/activities.ts';
@@ -88,7 +88,7 @@ beforeEach(async () => {
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    workflowsPath: WORKFLOWS_PATH,
+    ...testWorkflows(),
     activities: testActivities(t, { provider: createHttpUpstreamAdapter({ baseUrl: `http://127.0.0.1:${(provider.address() as AddressInfo).port}` }) }),
   });
   running = worker.run();

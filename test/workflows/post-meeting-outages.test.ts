@@ -20,7 +20,7 @@ import { TranscriptSchema } from '../../src/modules/transcripts/transcript.entit
 import { createProviderRegistry } from '../../src/providers/registry.ts';
 import { recordingObjectKey } from '../../src/storage/keys.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../dev/media-server/server.ts';
-import { WORKFLOWS_PATH } from '../../src/worker.ts';
+import { testWorkflows } from '../helpers/workflow-bundle.ts';
 import { startedRun } from '../helpers/handovers.ts';
 import { createPipelineWorker, type PipelineWorker } from '../helpers/pipeline-worker.ts';
 import type { PostMeetingOutcome } from '../../workflows/post-meeting.ts';
@@ -114,7 +114,7 @@ beforeEach(async () => {
   const handovers = new Handovers({ taskQueue });
   relay = new HandoverRelay({ orm: t.services.orm, client: env.client, handovers, logger: createLogger('silent'), pollMs: 200 });
   relay.start();
-  worker = await createPipelineWorker({ connection: env.nativeConnection, taskQueue, workflowsPath: WORKFLOWS_PATH, activities: testActivities(t, { providers, handovers }) });
+  worker = await createPipelineWorker({ connection: env.nativeConnection, taskQueue, ...testWorkflows(), activities: testActivities(t, { providers, handovers }) });
   running = worker.run();
 });
 

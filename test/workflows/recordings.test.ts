@@ -10,7 +10,7 @@ import { LocalEventBus, type DomainEvent } from '../../src/events/domain-events.
 import { RecordingSchema, type Recording } from '../../src/modules/recordings/recording.entity.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../dev/media-server/server.ts';
-import { WORKFLOWS_PATH } from '../../src/worker.ts';
+import { testWorkflows } from '../helpers/workflow-bundle.ts';
 import {
   recordingAutoStopWorkflowId,
   recordingRetentionWorkflowId,
@@ -47,7 +47,7 @@ beforeAll(async () => {
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    workflowsPath: WORKFLOWS_PATH,
+    ...testWorkflows(),
     activities: testActivities(t, { provider: createHttpUpstreamAdapter({ baseUrl: media.url }), events }),
   });
   running = worker.run();

@@ -16,7 +16,7 @@ import { createProviderRegistry } from '../../src/providers/registry.ts';
 import { recordingObjectKey } from '../../src/storage/keys.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../dev/media-server/server.ts';
-import { WORKFLOWS_PATH } from '../../src/worker.ts';
+import { testWorkflows } from '../helpers/workflow-bundle.ts';
 import { createPipelineWorker, type PipelineWorker } from '../helpers/pipeline-worker.ts';
 import { postMeetingWorkflowId, transcriptionTaskQueue, transcriptionWorkflowId } from '../../workflows/shared.ts';
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
@@ -78,7 +78,7 @@ beforeAll(async () => {
   worker = await createPipelineWorker({
     connection: env.nativeConnection,
     taskQueue,
-    workflowsPath: WORKFLOWS_PATH,
+    ...testWorkflows(),
     activities: testActivities(t, { provider: createHttpUpstreamAdapter({ baseUrl: media.url }), providers }),
   });
   running = worker.run();
@@ -208,7 +208,7 @@ test('a WAV over the provider upload limit is read from S3 by ranges, sent in pa
   const splitting = await createPipelineWorker({
     connection: env.nativeConnection,
     taskQueue: splitQueue,
-    workflowsPath: WORKFLOWS_PATH,
+    ...testWorkflows(),
     activities: testActivities(t, {
       provider: createHttpUpstreamAdapter({ baseUrl: media.url }),
       providers: createProviderRegistry({
@@ -238,7 +238,7 @@ test("a provider's limit holds in Temporal: with OPENAI_MAX_CONCURRENCY=1, three
     {
       connection: env.nativeConnection,
       taskQueue: limitedQueue,
-      workflowsPath: WORKFLOWS_PATH,
+      ...testWorkflows(),
       activities: testActivities(t, {
         provider: createHttpUpstreamAdapter({ baseUrl: media.url }),
         // The adapter's own limit stays at 4: only the provider queue's single slot can keep the calls apart.

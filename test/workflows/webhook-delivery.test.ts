@@ -7,7 +7,7 @@ import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema } from '../../src/m
 import { createDelivery, deliveryStart } from '../../src/modules/deliveries/delivery.service.ts';
 import { startHandover } from '../../src/handover/relay.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
-import { WORKFLOWS_PATH } from '../../src/worker.ts';
+import { testWorkflows } from '../helpers/workflow-bundle.ts';
 import { webhookDeliveryWorkflowId } from '../../workflows/shared.ts';
 import { configureWebhook, processedRecording } from '../helpers/delivery-fixtures.ts';
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
@@ -45,7 +45,7 @@ beforeAll(async () => {
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    workflowsPath: WORKFLOWS_PATH,
+    ...testWorkflows(),
     activities: activities(),
   });
   running = worker.run();

@@ -13,7 +13,7 @@ import { PostMeetingResultSchema } from '../../../src/modules/post-meeting/post-
 import { RecordingSchema } from '../../../src/modules/recordings/recording.entity.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../../dev/media-server/server.ts';
 import { createHttpUpstreamAdapter } from '../../../src/upstream/http-upstream-adapter.ts';
-import { WORKFLOWS_PATH } from '../../../src/worker.ts';
+import { testWorkflows } from '../../helpers/workflow-bundle.ts';
 import { emptyRoomWorkflowId, postMeetingWorkflowId, recordingIngestWorkflowId, webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
 import type { HandoverRelay } from '../../../src/handover/relay.ts';
 import { testActivities } from '../../helpers/activities.ts';
@@ -126,7 +126,7 @@ test('room creation, Sync and re-send with Temporal down: answered, recorded, th
   worker = await Worker.create({
     connection: await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! }),
     taskQueue,
-    workflowsPath: WORKFLOWS_PATH,
+    ...testWorkflows(),
     activities: testActivities(t, { provider: upstream }),
   });
   running = worker.run();
