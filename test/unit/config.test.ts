@@ -36,7 +36,11 @@ test('INGEST_RETRY_WINDOW: 24 h by default, units accepted, nonsense and extreme
   expect(loadConfig({ INGEST_RETRY_WINDOW: '2d' }).ingestRetryWindowSeconds).toBe(172_800);
   expect(() => loadConfig({ INGEST_RETRY_WINDOW: 'soon' })).toThrow(/INGEST_RETRY_WINDOW/);
   expect(() => loadConfig({ INGEST_RETRY_WINDOW: '10s' })).toThrow(/INGEST_RETRY_WINDOW/);
+  expect(() => loadConfig({ INGEST_RETRY_WINDOW: '59s' })).toThrow(/INGEST_RETRY_WINDOW/);
   expect(() => loadConfig({ INGEST_RETRY_WINDOW: '90d' })).toThrow(/INGEST_RETRY_WINDOW/);
+  // Tests only: a 10 s floor, so a fault test waits out a short window (test/integration/faults/s3-unreachable.test.ts).
+  expect(loadConfig({ NODE_ENV: 'test', INGEST_RETRY_WINDOW: '10s' }).ingestRetryWindowSeconds).toBe(10);
+  expect(() => loadConfig({ NODE_ENV: 'test', INGEST_RETRY_WINDOW: '9s' })).toThrow(/INGEST_RETRY_WINDOW/);
 });
 
 test('POST_MEETING_RETRY_WINDOW: 30 min by default, units accepted, nonsense and extremes refused (docs/decisions.md §9)', () => {
