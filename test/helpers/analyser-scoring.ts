@@ -51,8 +51,7 @@ export function loadSpokenCorpus(): CorpusMeeting[] {
 
 /**
  * The analyser's input for a meeting, as post-meeting processing builds it from a stored transcript; `participants`:
- * also the room's participants' display names (the spoken corpus's speakers), which post-meeting processing does not
- * pass yet.
+ * also the room's participants' display names (the spoken corpus's speakers), as post-meeting processing gives them.
  */
 export function requestOf(
   meeting: CorpusMeeting,

@@ -5,11 +5,16 @@
 import { analyzeTranscript } from '../../../src/providers/ai-builtin.ts';
 import { loadSpokenCorpus, requestOf, scoreMeeting, total } from '../../helpers/analyser-scoring.ts';
 
-/** The held-out figures when the rules were last changed (BENCHMARKS.md), less a margin of about 0.05. */
+/**
+ * The held-out figures when the rules were last changed (BENCHMARKS.md), less a margin of about 0.05: the transcript
+ * alone, and with the room's participants as post-meeting processing gives them (src/modules/post-meeting/).
+ */
 const HELD_OUT_FLOOR = { loose: { precision: 0.79, recall: 0.58 }, owner: { precision: 0.2, recall: 0.14 } };
+const HELD_OUT_FLOOR_WITH_ROOM = { loose: { precision: 0.79, recall: 0.58 }, owner: { precision: 0.26, recall: 0.18 } };
 
 const meetings = loadSpokenCorpus();
 const scores = meetings.map((meeting) => scoreMeeting(meeting, analyzeTranscript(requestOf(meeting))));
+const withRoom = meetings.map((meeting) => scoreMeeting(meeting, analyzeTranscript(requestOf(meeting, { participants: true }))));
 
 test('the spoken corpus: at least 30 meetings heard by the recogniser, half held out, some with no commitments', () => {
   expect(meetings.length).toBeGreaterThanOrEqual(30);
@@ -20,18 +25,23 @@ test('the spoken corpus: at least 30 meetings heard by the recogniser, half held
 });
 
 test('held-out half: precision and recall, loose and with the owner, stay above their floor', () => {
-  for (const set of ['tuned', 'held-out'] as const) {
-    const t = total(scores.filter((m) => m.set === set));
-    console.log(
-      `builtin on ${t.meetings.length} ${set} spoken meetings: loose P ${t.loose.precision.toFixed(2)} R ${t.loose.recall.toFixed(2)}, ` +
-        `with owner P ${t.precision.toFixed(2)} R ${t.recall.toFixed(2)}`,
-    );
+  for (const [how, scored, floor] of [
+    ['transcript alone', scores, HELD_OUT_FLOOR],
+    ["with the room's participants", withRoom, HELD_OUT_FLOOR_WITH_ROOM],
+  ] as const) {
+    for (const set of ['tuned', 'held-out'] as const) {
+      const t = total(scored.filter((m) => m.set === set));
+      console.log(
+        `builtin on ${t.meetings.length} ${set} spoken meetings, ${how}: loose P ${t.loose.precision.toFixed(2)} R ${t.loose.recall.toFixed(2)}, ` +
+          `with owner P ${t.precision.toFixed(2)} R ${t.recall.toFixed(2)}`,
+      );
+    }
+    const held = total(scored.filter((m) => m.set === 'held-out'));
+    expect(held.loose.precision).toBeGreaterThanOrEqual(floor.loose.precision);
+    expect(held.loose.recall).toBeGreaterThanOrEqual(floor.loose.recall);
+    expect(held.precision).toBeGreaterThanOrEqual(floor.owner.precision);
+    expect(held.recall).toBeGreaterThanOrEqual(floor.owner.recall);
   }
-  const held = total(scores.filter((m) => m.set === 'held-out'));
-  expect(held.loose.precision).toBeGreaterThanOrEqual(HELD_OUT_FLOOR.loose.precision);
-  expect(held.loose.recall).toBeGreaterThanOrEqual(HELD_OUT_FLOOR.loose.recall);
-  expect(held.precision).toBeGreaterThanOrEqual(HELD_OUT_FLOOR.owner.precision);
-  expect(held.recall).toBeGreaterThanOrEqual(HELD_OUT_FLOOR.owner.recall);
 });
 
 test('no item is ever owned by a recogniser label, and none repeats', () => {
