@@ -25,8 +25,14 @@ interface ValidatorError {
 function withoutBranchNoise(issues: ValidatorIssue[]): ValidatorIssue[] {
   const isNoise = (i: ValidatorIssue) =>
     i.errorCode === 'oneOf.openapi.validation' || (i.errorCode === 'type.openapi.validation' && i.message === 'must be null');
-  const hasDeeper = (i: ValidatorIssue) => issues.some((o) => o.path?.startsWith(`${i.path}/`));
-  return issues.filter((i) => !(isNoise(i) && hasDeeper(i)));
+  // Every path that has an issue below it, collected once: linear in the issues (a body may carry thousands).
+  const parents = new Set<string>();
+  for (const issue of issues) {
+    const path = issue.path ?? '';
+    if (path.startsWith('/')) parents.add('');
+    for (let cut = path.lastIndexOf('/'); cut > 0; cut = path.lastIndexOf('/', cut - 1)) parents.add(path.slice(0, cut));
+  }
+  return issues.filter((i) => !(isNoise(i) && parents.has(i.path ?? '')));
 }
 
 const isValidatorError = (err: unknown): err is ValidatorError =>
