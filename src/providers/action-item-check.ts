@@ -4,6 +4,7 @@
 // third person, says something to do, and keeps its deadline. A model's item is also grounded: its content words occur
 // in the part of the transcript it came from, and its owner is a name said there. Items of several parts of a long
 // meeting are merged without duplicates.
+import { isStatement } from './builtin/names.ts';
 
 /** A recogniser's speaker label (`speaker_0`, `Speaker 2`, `spk_1`, `A`): never a person's name. */
 const SPEAKER_LABEL = /^(?:(?:speaker|spk|spkr)[ _-]?\d+|[A-Z]|SPEAKER_\d+)$/i;
@@ -55,6 +56,12 @@ function ownerProblem(owner: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A promise on a condition is not (yet) a task: "call Sean when they hear back", "I'll send it once we agree". One
+ * rule for the builtin analyser (which leaves such promises out) and for a model's items.
+ */
+export const ON_A_CONDITION = /\b(?:when|once|if|unless|as soon as|in case)\s+(?:i|we|you|they|them|he|she|it)\b/i;
+
 /** What is wrong with an item as a tenant reads it; empty when nothing is. */
 export function itemProblems(item: string): string[] {
   const problems: string[] = [];
@@ -69,6 +76,8 @@ export function itemProblems(item: string): string[] {
   if (owner === null && /^\p{Ll}/u.test(task)) problems.push('an item without owner starts in lower case');
   if (SECOND_PERSON.test(task)) problems.push('the task is in the second person');
   if (words(task).length < 2 || contentWords(task).length === 0) problems.push('the task says nothing to do');
+  else if (isStatement(task)) problems.push('the task states what happens, not what someone will do');
+  if (ON_A_CONDITION.test(task)) problems.push('the task waits on a condition');
   return problems;
 }
 

@@ -18,7 +18,7 @@
 // concrete in them ("I'll do that" unless it accepts a request). Owners are names the meeting gives, never a
 // recogniser's label (`speaker_0`).
 import { TITLE, displayName, isBaseVerb, isCapitalisedName, isLooseName, isRoleWord, isStrictName, isVocativeName, startsWithVerb } from './names.ts';
-import { leadingNoiseOff } from '../action-item-check.ts';
+import { leadingNoiseOff, ON_A_CONDITION } from '../action-item-check.ts';
 import { addresseeOf, roomName, type Room } from './speakers.ts';
 import { isQuestion, stripFillers, writeItem, type Turn } from './text.ts';
 
@@ -424,8 +424,6 @@ function namedCommitment(text: string, startsSentence: boolean): Item | undefine
 }
 
 const FIRST_PERSON = /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i shall)\s+(.+)$/iu;
-/** "I'll call you when I hear back": a promise on a condition is not (yet) a task. */
-const CONDITION_AFTER = /\b(?:when|once|if|unless|as soon as|in case)\s+(?:i|we|you|they|he|she|it)\b/i;
 
 /**
  * "I'll" as a recogniser often hears it: "then I write the cleanup job myself", "I order more lemons for tomorrow".
@@ -438,7 +436,7 @@ function firstPerson(clause: string, text: string, speaker: string | null, turn:
   const heard = FIRST_PERSON_HEARD.exec(text);
   const match =
     FIRST_PERSON.exec(text) ?? (heard && STILL_TO_COME.test(heard[1]) && !/\bevery\b/i.test(heard[1]) && startsWithVerb(heard[1]) ? heard : null);
-  if (!match || NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index)) || isQuestion(clause) || CONDITION_AFTER.test(match[1])) {
+  if (!match || NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index)) || isQuestion(clause) || ON_A_CONDITION.test(match[1])) {
     return undefined;
   }
   // "I'll email you the schedule": "you" is whom the turn names, else who spoke just before, when known.

@@ -170,6 +170,17 @@ export function startsWithVerb(phrase: string): boolean {
   return tags.includes('Infinitive') || tags.includes('Imperative');
 }
 
+/**
+ * "Chloe starts on Monday", "Monday works for me": a noun and then a verb of the present, a statement of what happens
+ * rather than something to do ("send the invoice", "email Nadia the schedule" start with what to do).
+ */
+export function isStatement(phrase: string): boolean {
+  const terms = (nlp(phrase).json() as Array<{ terms: Array<{ tags: string[] }> }>)[0]?.terms ?? [];
+  const [first, second] = terms.map((term) => term.tags);
+  if (!first || !second) return false;
+  return first.includes('Noun') && !first.includes('Verb') && second.includes('PresentTense') && !second.includes('Infinitive');
+}
+
 /** A word compromise's lexicon knows as a verb in its base form ("write", "read"). */
 export function isBaseVerb(word: string): boolean {
   return lexiconTags(word).some((tag) => tag === 'Infinitive' || tag === 'Verb');

@@ -16,6 +16,9 @@ describe('itemProblems', () => {
     ['Sure, will do.', ['the task starts with a filler', 'the task says nothing to do']],
     ['um send the deck', ['the task starts with a filler', 'an item without owner starts in lower case']],
     ['Tom: do it', ['the task says nothing to do']],
+    ['Greg: chloe starts on Monday', ['the task states what happens, not what someone will do']],
+    ['Nadia: email Greg the schedule', []],
+    ['Irene: call Sean when they hear back', ['the task waits on a condition']],
   ])('%s', (item, problems) => {
     expect(itemProblems(item)).toEqual(problems);
   });
