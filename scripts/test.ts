@@ -114,8 +114,9 @@ function fail(failures: Outcome[]): never {
 
 // Said up front, so nobody takes a quiet minute for a hang.
 console.log(
-  'npm test takes about 10 minutes on 2 idle cores, more on a busy machine (the first run longer: it installs the service binaries, the fuzzer and ' +
-    'the openapi-generator JAR): contract fuzzing ~1.5 min with the static checks beside it, printing a progress line every 30 s, then jest ~8 min.',
+  'npm test takes about 9.5 minutes on 2 idle cores (estimated), 19 measured on a busy machine (the first run longer: it installs the service ' +
+    'binaries, the fuzzer and the openapi-generator JAR): contract fuzzing with the static checks beside it ~2 min, printing a progress line every ' +
+    '30 s, then jest ~7.5 min (17 when busy).',
 );
 
 for (const step of setup) {
