@@ -22,7 +22,7 @@
 // processing could. Results: BENCHMARKS.md.
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -58,6 +58,20 @@ const { values } = parseArgs({
   },
 });
 
+/** One request to the model's server with no time limit of its own (fetch gives up on headers after 300 s). */
+function forward(url: string, method: string, body: Buffer): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 502, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /**
  * `--ai-cache DIR`: the LLM's answers kept in DIR by request (its body's SHA-256), so a change to what is done with
  * them (checks, merging) is measured again in seconds instead of an hour of CPU; the same request is never sent twice.
@@ -73,12 +87,10 @@ async function cachingProxy(target: string, dir: string): Promise<string> {
       const cached = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { status: number; body: string }) : undefined;
       const answer = cached
         ? Promise.resolve(cached)
-        : fetch(`${target}${(req.url ?? '').replace(/^\/v1/, '')}`, { method: req.method, headers: { 'content-type': 'application/json' }, body })
-            .then(async (r) => ({ status: r.status, body: await r.text() }))
-            .then((fresh) => {
-              if (fresh.status === 200) writeFileSync(file, JSON.stringify(fresh));
-              return fresh;
-            });
+        : forward(`${target}${(req.url ?? '').replace(/^\/v1/, '')}`, req.method ?? 'POST', body).then((fresh) => {
+            if (fresh.status === 200) writeFileSync(file, JSON.stringify(fresh));
+            return fresh;
+          });
       answer.then(
         ({ status, body: text }) => res.writeHead(status, { 'content-type': 'application/json' }).end(text),
         (err: unknown) => res.writeHead(502).end(String(err)),
@@ -87,6 +99,7 @@ async function cachingProxy(target: string, dir: string): Promise<string> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   server.unref();
+  server.requestTimeout = 0; // a part of a long meeting takes the model minutes
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 }
 
