@@ -13,7 +13,7 @@
 //
 //   node scripts/fuzz.ts                       both runs, bounded for CI's 2 cores (FUZZ_MAX_EXAMPLES, FUZZ_MAX_TIME)
 //   node scripts/fuzz.ts -- --seed 42          extra arguments go to `st run` (e.g. a seed to reproduce a failure)
-import { spawn } from 'node:child_process';
+import { runHeldOutput, type HeldRun } from './held-output.ts';
 import { join } from 'node:path';
 import globalSetup from '../test/harness/global-setup.ts';
 import globalTeardown from '../test/harness/global-teardown.ts';
@@ -122,7 +122,7 @@ async function answeredRequests(baseUrl: string): Promise<number | null> {
 }
 
 /** One schemathesis run; its output (stdout and stderr, in order) comes back whole when it ends. */
-function runSchemathesis(st: string, baseUrl: string, header: string, extraArgs: string[]): Promise<{ code: number | null; output: string }> {
+function runSchemathesis(st: string, baseUrl: string, header: string, extraArgs: string[]): Promise<HeldRun> {
   const args = [
     'run',
     join(projectRoot, 'spec', 'openapi.yaml'),
@@ -141,23 +141,7 @@ function runSchemathesis(st: string, baseUrl: string, header: string, extraArgs:
     ...extraArgs,
   ];
   // Run from the git-ignored .tools/: schemathesis keeps its state (`.schemathesis/`) in the working directory.
-  const child = spawn(st, args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    cwd: join(projectRoot, '.tools'),
-    env: { ...process.env, SCHEMATHESIS_TELEMETRY: 'false' },
-  });
-  const chunks: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
-  return new Promise((resolve) => {
-    const done = (code: number | null, extra = '') => {
-      let output = Buffer.concat(chunks).toString('utf8') + extra;
-      if (output.length > 0 && !output.endsWith('\n')) output += '\n';
-      resolve({ code, output });
-    };
-    child.on('error', (error) => done(1, `${error.message}\n`));
-    child.on('close', (code) => done(code));
-  });
+  return runHeldOutput(st, args, { cwd: join(projectRoot, '.tools'), env: { ...process.env, SCHEMATHESIS_TELEMETRY: 'false' } });
 }
 
 main(process.argv.slice(2).filter((a) => a !== '--')).then(

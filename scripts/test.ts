@@ -6,6 +6,7 @@
 // comes, and each static check's output is held back and printed whole, under its title, when that check ends, so no
 // two outputs mix. A failing check still fails `npm test`, named, with its output.
 import { spawn } from 'node:child_process';
+import { runHeldOutput } from './held-output.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,25 +59,15 @@ function runLive([title, command, args]: Step): Promise<Outcome> {
   });
 }
 
-/** Runs a step with its output (stdout and stderr, in order) held back, then printed in one piece under its title. */
-function runHeld([title, command, args]: Step): Promise<Outcome> {
+/** Runs a step with its output held back (scripts/held-output.ts), then printed in one piece under its title. */
+async function runHeld([title, command, args]: Step): Promise<Outcome> {
   const started = performance.now();
-  const chunks: Buffer[] = [];
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
-  return new Promise((resolve) => {
-    const finish = (ok: boolean, detail: string) => {
-      const seconds = ((performance.now() - started) / 1000).toFixed(0);
-      let text = Buffer.concat(chunks).toString('utf8');
-      if (text.length > 0 && !text.endsWith('\n')) text += '\n';
-      // One write: whole lines, never in the middle of another step's line (fuzzing writes whole lines too).
-      process.stdout.write(`\n▶ ${title} (beside the fuzzing, ${seconds} s): ${ok ? 'passed' : `FAILED${detail}`}\n${text}`);
-      resolve({ title, ok });
-    };
-    child.on('error', (error) => finish(false, `: ${error.message}`));
-    child.on('close', (code) => finish(code === 0, ` (exit code ${code})`));
-  });
+  const { code, output } = await runHeldOutput(command, args);
+  const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  const ok = code === 0;
+  // One write: whole lines, never in the middle of another step's line (fuzzing writes whole lines too).
+  process.stdout.write(`\n▶ ${title} (beside the fuzzing, ${seconds} s): ${ok ? 'passed' : `FAILED (exit code ${code})`}\n${output}`);
+  return { title, ok };
 }
 
 /** Streams a step's output line by line, so a held-back block printed meanwhile falls between two whole lines. */

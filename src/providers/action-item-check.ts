@@ -217,7 +217,10 @@ export function mergeItems(items: readonly string[], max = 50): string[] {
  * who; a small model's owners are often guesses that happen to be said nearby), and one the model missed is added.
  */
 export function withRuleItems(modelItems: readonly string[], ruleItems: readonly string[], max = 50): string[] {
-  const items = modelItems.map((item) => ({ ...splitOwner(item), words: taskWords(splitOwner(item).task) }));
+  const items = modelItems.map((item) => {
+    const { owner, task } = splitOwner(item);
+    return { owner, task, words: taskWords(task) };
+  });
   for (const rule of ruleItems) {
     const { owner, task } = splitOwner(rule);
     const words = taskWords(task);
