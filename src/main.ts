@@ -74,10 +74,8 @@ async function runApi(config: Config, logger: Logger, databaseUrl: string): Prom
   await ensureBuckets(services.s3, config.s3).catch((err) => logger.error({ err: String(err) }, 'object store unreachable at start-up; buckets not checked'));
   const authFailures = createAuthFailureLimiter(services);
   const server: Server = createHttpServer(createApp({ ...services, authFailures }), config.http);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, resolve);
-  });
+  // Room events flow, and the gateway is attached, before the port opens: an upgrade that came earlier would be refused.
+  await services.roomBus.listen();
   const gateway = attachGateway(
     server,
     {
@@ -92,7 +90,10 @@ async function runApi(config: Config, logger: Logger, databaseUrl: string): Prom
     },
     { maxSocketsPerParticipant: config.ws.maxSocketsPerParticipant, upgradesPerAddressPerMinute: config.ws.upgradesPerAddressPerMinute },
   );
-  await services.roomBus.listen();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, resolve);
+  });
   logger.info({ port: config.port, url: config.publicBaseUrl }, 'Convene API listening');
   const stopServer: Stop = async () => {
     // Sockets first, with 1001, so their departures are recorded while the database is still there.

@@ -4,9 +4,10 @@ import { v7 as uuidv7 } from 'uuid';
 import { MemoryStore, type Options } from 'express-rate-limit';
 import { WebSocketServer, type ServerOptions } from 'ws';
 import { CloseCode } from '../../generated/asyncapi.ts';
-import { ApiError, errorBody, rateLimited } from '../domain/errors.ts';
+import { ApiError, errorBody, rateLimited, serviceUnavailable } from '../domain/errors.ts';
 import type { AuthFailureLimiter } from '../http/address-limit.ts';
 import { addressKey } from '../http/client-address.ts';
+import { toApiError } from '../http/error-responses.ts';
 import type { Logger } from '../logger.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { EmptyRoomTimer } from './realtime.ports.ts';
@@ -123,7 +124,9 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
     socket.on('error', destroy);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== WS_PATH) return refuse(socket, new ApiError('NOT_FOUND', 'Route not found'), requestId);
-    if (closing) return refuse(socket, new ApiError('SERVICE_UNAVAILABLE', 'Shutting down'), requestId);
+    if (closing) return refuse(socket, serviceUnavailable('Shutting down', 1), requestId);
+    // A socket opened now would get its snapshot and then miss the events committed until the bus listens again.
+    if (!deps.bus.listening) return refuse(socket, serviceUnavailable('Room events are reconnecting; retry shortly', 1), requestId);
     const address = addressOf(req);
     admit(address).then(
       (refusal) => {
@@ -163,7 +166,8 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
       async (err: unknown) => {
         if (err instanceof ApiError) deps.logger.info({ request_id: requestId, code: err.code, origin: req.headers.origin }, 'WebSocket upgrade refused');
         else deps.logger.error({ err }, 'WebSocket upgrade failed');
-        let answer = err instanceof ApiError ? err : new ApiError('INTERNAL_ERROR', 'Internal error');
+        // As on the HTTP API: a database that cannot be reached is 503 + Retry-After, anything else unknown a 500.
+        let answer = toApiError(err);
         // A refused token is a failed credential of the address, as on the HTTP API.
         if (answer.status === 401 && deps.authFailures) {
           answer = await deps.authFailures.count(address).then(

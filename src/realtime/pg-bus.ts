@@ -89,6 +89,8 @@ export interface RoomBus {
   forget(roomId: string, sql?: Sql): Promise<void>;
   subscribe(listener: (batch: RoomBatch) => void): () => void;
   onLost(listener: () => void): () => void;
+  /** Whether batches reach this instance now (the gateway refuses new sockets while they do not). */
+  readonly listening: boolean;
   listen(): Promise<void>;
   close(): Promise<void>;
 }
@@ -101,6 +103,9 @@ export class PgRoomBus implements RoomBus {
   private readonly listeners = new Set<(batch: RoomBatch) => void>();
   private readonly lostListeners = new Set<() => void>();
   private listener: pg.Client | undefined;
+  /** When the last LISTEN connection was lost, while it is not back. */
+  private lostAt: number | undefined;
+  private retry: NodeJS.Timeout | undefined;
   private closing = false;
   /** Notifications are handled one after another (a chat reference needs a query), so order is kept. */
   private delivery: Promise<void> = Promise.resolve();
@@ -223,31 +228,63 @@ export class PgRoomBus implements RoomBus {
     return () => this.lostListeners.delete(listener);
   }
 
+  /** Whether batches reach this instance now: false from a lost LISTEN connection until it is back. */
+  get listening(): boolean {
+    return this.listener !== undefined;
+  }
+
+  /**
+   * Opens the LISTEN connection. Once one is lost (or an attempt fails), the next attempt follows a second later, and
+   * so on until one succeeds or close(): an outage of the database longer than one attempt must not end the retries.
+   * `onLost` fires once per lost connection, not per failed attempt. Rejects when this attempt fails.
+   */
   async listen(): Promise<void> {
+    if (this.closing) return;
     const client = new pg.Client({ connectionString: this.databaseUrl });
     client.on('notification', (msg) => {
       if (msg.channel !== CHANNEL || !msg.payload) return;
       const payload = msg.payload;
       this.delivery = this.delivery.then(() => this.deliver(payload)).catch((err) => this.logger.error({ err }, 'realtime batch lost'));
     });
+    let gone = false;
     const lost = (err?: Error) => {
-      if (this.listener !== client) return;
-      this.listener = undefined;
+      if (gone) return; // 'error', 'end' and a failed connect may each report the same loss
+      gone = true;
+      const wasListening = this.listener === client;
+      if (wasListening) this.listener = undefined;
       client.end().catch(() => {});
       if (this.closing) return;
-      this.logger.error({ err }, 'realtime LISTEN connection lost; reconnecting');
-      for (const l of this.lostListeners) l();
-      setTimeout(() => void this.listen().catch((e) => lost(e)), RECONNECT_DELAY_MS).unref();
+      if (wasListening) {
+        this.lostAt = Date.now();
+        this.logger.error({ err }, 'realtime LISTEN connection lost; reconnecting');
+        for (const l of this.lostListeners) l();
+      }
+      this.retry = setTimeout(() => void this.listen().catch(() => {}), RECONNECT_DELAY_MS);
+      this.retry.unref();
     };
     client.on('error', lost);
     client.on('end', () => lost());
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (err) {
+      lost(err as Error);
+      throw err;
+    }
+    if (gone) throw new Error('realtime LISTEN connection lost while it was being opened');
+    if (this.closing) {
+      gone = true;
+      await client.end().catch(() => {});
+      return;
+    }
     this.listener = client;
+    if (this.lostAt !== undefined) this.logger.warn({ after_ms: Date.now() - this.lostAt }, 'realtime LISTEN connection back');
+    this.lostAt = undefined;
   }
 
   async close(): Promise<void> {
     this.closing = true;
+    clearTimeout(this.retry);
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => {});

@@ -207,16 +207,30 @@ export function definePostgresFaultPipelineTest(fault: PostgresFault): void {
 
   afterAll(async () => {
     resume();
-    worker?.shutdown();
-    await running;
-    await t?.close();
-    await temporal?.close();
-    await connection?.close();
-    await media?.stop();
-    await receiver?.close();
-    await postgres?.stop();
+    // Each step's time is logged when it is slow: the whole of this hook once took over 180 s in a loaded clean-clone
+    // run, with no way to tell which step.
+    await slowStepLogged('worker shutdown', async () => {
+      worker?.shutdown();
+      await running;
+    });
+    await slowStepLogged('app close', async () => t?.close());
+    await slowStepLogged('temporal client close', async () => temporal?.close());
+    await slowStepLogged('worker connection close', async () => connection?.close());
+    await slowStepLogged('media server stop', async () => media?.stop());
+    await slowStepLogged('receiver close', async () => receiver?.close());
+    await slowStepLogged('postgres stop', async () => postgres?.stop());
     await rm(dir, { recursive: true, force: true });
-  }, 180_000); // stopping the worker, the app and a durable cluster took over 60 s once, in a loaded clean-clone run
+  }, 180_000);
+
+  async function slowStepLogged(name: string, step: () => Promise<unknown>): Promise<void> {
+    const begun = Date.now();
+    try {
+      await step();
+    } finally {
+      const took = Date.now() - begun;
+      if (took > 5000) process.stderr.write(`[pg-${fault}] afterAll: ${name} took ${took} ms\n`);
+    }
+  }
 
   /** Waits (generously, the time logged) until the run's activity has begun its attempt number `attempts`. */
   async function outlastAttempts(workflowId: string, activity: string, attempts: number): Promise<number> {

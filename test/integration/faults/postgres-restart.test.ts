@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { clusterPids, startPostgres, type PostgresServer } from '../../../scripts/stack/postgres.ts';
 import { startApiProcess, type ApiProcess } from '../../helpers/api-process.ts';
+import { connect, connectRefused, type TestSocket } from '../../helpers/ws-client.ts';
 
 const ADMIN_KEY = 'test-admin-key-postgres-restart';
 let dir: string;
@@ -125,4 +126,40 @@ test('GET /readyz answers 503 within a few seconds while PostgreSQL hangs (pause
     if (database !== 'ok') await new Promise((r) => setTimeout(r, 200));
   }
   expect(database).toBe('ok');
+}, 120_000);
+
+test('after an outage longer than one reconnect attempt, the realtime bus listens again and sockets receive live events', async () => {
+  const created = await api.call('POST', '/api/v1/tenants', { 'X-Admin-Key': ADMIN_KEY }, { name: 'Realtime' });
+  const auth = { 'X-API-Key': created.body.data.api_key as string };
+  const room = await api.call('POST', '/api/v1/rooms', auth, { name: 'after the outage' });
+  const people: Array<{ access_token: string }> = [];
+  for (const display_name of ['Ada', 'Grace']) people.push((await api.call('POST', `/api/v1/rooms/${room.body.id}/participants`, auth, { display_name })).body);
+  const before = await connect(api.wsUrl, people[0].access_token);
+  await before.next('room.snapshot');
+
+  // Down for several of the bus's reconnect attempts (one a second): each of them fails, and the last must not be the end.
+  const port = postgres.port;
+  await postgres.stop();
+  expect((await before.closed).code).toBe(1001); // it may have missed events: the client resumes or resynchronises
+  // Meanwhile a new socket is refused with 503 and a Retry-After, not a 500: it would miss events.
+  const refused = await connectRefused(api.wsUrl, people[1].access_token);
+  expect({ status: refused.status, code: refused.body.error.code, retryAfter: refused.headers['retry-after'] }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE', retryAfter: expect.stringMatching(/^[0-9]+$/) });
+  await new Promise((r) => setTimeout(r, 4000));
+  postgres = await startPostgres({ dataDir: join(dir, 'pg'), port, password, durable: true });
+
+  // Events flow again: a socket sees another participant's socket join. Retried while the bus reconnects.
+  let seen = false;
+  const sockets: TestSocket[] = [];
+  for (let i = 0; i < 60 && !seen; i++) {
+    await new Promise((r) => setTimeout(r, 250));
+    const a = await connect(api.wsUrl, people[0].access_token).catch(() => undefined);
+    if (!a) continue;
+    sockets.push(a);
+    if (!(await a.next('room.snapshot', 2000).then(() => true, () => false))) continue;
+    const b = await connect(api.wsUrl, people[1].access_token).catch(() => undefined);
+    if (b) sockets.push(b);
+    seen = await a.next('participant.joined', 1500).then(() => true, () => false);
+  }
+  for (const s of sockets) await s.close();
+  expect(seen).toBe(true);
 }, 120_000);

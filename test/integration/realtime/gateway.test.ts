@@ -371,16 +371,20 @@ describe('close codes (docs/decisions.md §11)', () => {
 });
 
 describe('losing the LISTEN connection', () => {
-  test('sockets are closed with 1001 (they may have missed events) and the bus comes back', async () => {
+  test('sockets are closed with 1001 (they may have missed events), new ones are refused with 503 until the bus is back', async () => {
     const { people } = await roomWith('host', 'participant');
     const a = await join(people[0].access_token);
     await a.next('room.snapshot');
     await t.services.orm.em.fork().getConnection().execute(`select pg_terminate_backend(pid) from pg_stat_activity where query like 'LISTEN convene_room_events%' and datname = current_database()`);
     expect((await a.closed).code).toBe(1001);
 
+    // Right after the loss (the bus retries a second later), a new socket would miss events: refused.
+    const refused = await connectRefused(server.wsUrl, people[0].access_token);
+    expect([refused.status, refused.body.error.code, refused.headers['retry-after']]).toEqual([503, 'SERVICE_UNAVAILABLE', '1']);
     let again: TestSocket | undefined;
     for (let i = 0; i < 50 && !again; i++) {
       await new Promise((r) => setTimeout(r, 100));
+      if (!t.services.roomBus.listening) continue;
       const s = await join(people[0].access_token);
       await s.next('room.snapshot');
       const other = await join(people[1].access_token);
