@@ -11,7 +11,7 @@
 
 import { extractActionItems } from './builtin/action-items.ts';
 import { speakerNames } from './builtin/names.ts';
-import { participantNames, turnSpeakers } from './builtin/speakers.ts';
+import { participantNames, whoIsWho } from './builtin/speakers.ts';
 import { summarize } from './builtin/summary.ts';
 import { turnsOf } from './builtin/text.ts';
 import type { AiAnalyzer, AnalysisRequest, MeetingInsights } from './types.ts';
@@ -38,7 +38,7 @@ export function analyzeTranscript(input: { text: string; segments: SpokenText[];
   const labels = new Set(turns.flatMap((turn) => (turn.speaker === null ? [] : [turn.speaker])));
   const diarized = labels.size > 1;
   const room = participantNames(input.participants ?? []);
-  const speakers = turnSpeakers(turns, speakerNames(input.segments), diarized, room);
-  const actionItems = extractActionItems({ turns, speakers, diarized, room });
+  const { speakers, listeners } = whoIsWho(turns, speakerNames(input.segments), diarized, room);
+  const actionItems = extractActionItems({ turns, speakers, listeners, diarized, room });
   return { summary: summarize(turns), actionItems };
 }

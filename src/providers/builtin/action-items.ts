@@ -35,6 +35,11 @@ export interface MeetingContext {
   turns: Turn[];
   /** Turn index → who says it, where the meeting makes it clear (speakers.ts `turnSpeakers`). */
   speakers: Map<number, string>;
+  /**
+   * Turn index → whom it speaks to ("you"), where the meeting makes it clear without diarization (speakers.ts
+   * `turnListeners`); absent, "you" is only a name the turn says.
+   */
+  listeners?: Map<number, string>;
   /** Whether the labels tell speakers apart (more than one label). */
   diarized: boolean;
   /** The room's participants, when known: names heard close to theirs are written as theirs. */
@@ -60,8 +65,15 @@ export function extractActionItems(context: MeetingContext): string[] {
     });
   }
   const room = context.room;
-  const named = (name: string | null | undefined) => (name && room ? roomName(name, room) : name);
-  return dedupe(items.map((item) => ({ owner: named(item.owner) ?? null, task: thirdPerson({ ...item, owner: named(item.owner) ?? null, you: named(item.you), me: named(item.me) }) })))
+  // An owner who is also the one spoken to ("Rina, can you …") is someone in the room.
+  const named = (name: string | null | undefined, said = false) => (name && room ? roomName(name, room, { said }) : name);
+  return dedupe(
+    items.map((item) => {
+      const spokenTo = item.owner !== null && item.you === item.owner;
+      const owner = named(item.owner, spokenTo) ?? null;
+      return { owner, task: thirdPerson({ ...item, owner, you: spokenTo ? owner : named(item.you), me: named(item.me) }) };
+    }),
+  )
     .slice(0, MAX_ACTION_ITEMS)
     .map((item) => writeItem(item.owner, item.task));
 }
@@ -81,7 +93,7 @@ function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext,
     request(text, turn, at, context, consumed) ??
     shouldI(clause, text, turn, at, context, consumed) ??
     directive(text) ??
-    addressedTask(text, turn) ??
+    addressedTask(text, turn, context) ??
     namedCommitment(text, startsSentence) ??
     thenNamed(bare) ??
     firstPerson(clause, text, speaker, turn, context) ??
@@ -233,7 +245,9 @@ function request(text: string, turn: Turn, at: number, context: MeetingContext, 
   if (!isTask(task)) return undefined;
   consumed.add(`${answer.turn.index}:0`);
   const accepter = context.speakers.get(answer.turn.index) ?? null;
-  const owner = addressed ?? requesteeName ?? accepter;
+  // "Can you …?" with no name: whom the talk is with.
+  const listener = requestee.toLowerCase() === 'you' ? (context.listeners?.get(turn.index) ?? null) : null;
+  const owner = addressed ?? requesteeName ?? accepter ?? listener;
   return { owner, task: withAnswer(task, reply), you: owner };
 }
 
@@ -322,7 +336,7 @@ function directive(text: string): Item | undefined {
 const ADDRESSED = new RegExp(String.raw`^${NAME},\s+(?:${YOU_MUST}\s+)?(.+)$`, 'iu');
 const WANT_YOU = new RegExp(String.raw`\b(?:i want you to|i need you to|i'd like you to)\s+(.+)$`, 'iu');
 
-function addressedTask(text: string, turn: Turn): Item | undefined {
+function addressedTask(text: string, turn: Turn, context: MeetingContext): Item | undefined {
   if (isQuestion(text)) return undefined;
   const match = ADDRESSED.exec(text);
   const name = match && isVocativeName(match[1], text === match.input) ? displayName(match[1].replace(/'s$/i, '')) : undefined;
@@ -332,7 +346,7 @@ function addressedTask(text: string, turn: Turn): Item | undefined {
   }
   const wanted = WANT_YOU.exec(text);
   if (!wanted) return undefined;
-  const owner = turnAddressee(turn) ?? null;
+  const owner = turnAddressee(turn) ?? context.listeners?.get(turn.index) ?? null;
   return taskItem(owner, wanted[1], { you: owner });
 }
 
@@ -363,7 +377,7 @@ function acceptedInstruction(clause: string, text: string, turn: Turn, at: numbe
   const head = instruction.split(/\s+/)[0] ?? '';
   if (/^(?:let|let's|lets)$/i.test(head) || !ACCEPT.test(reply) || DECLINE.test(reply) || isQuestion(answer.turn.clauses.join(' '))) return undefined;
   if (!startsWithVerb(instruction)) return undefined;
-  const owner = turnAddressee(turn) ?? context.speakers.get(answer.turn.index) ?? null;
+  const owner = turnAddressee(turn) ?? context.speakers.get(answer.turn.index) ?? context.listeners?.get(turn.index) ?? null;
   const item = taskItem(owner, instruction, { you: owner, toOthers: true });
   if (!item) return undefined;
   consumed.add(`${answer.turn.index}:0`);
@@ -441,8 +455,31 @@ function firstPerson(clause: string, text: string, speaker: string | null, turn:
   }
   // "I'll email you the schedule": "you" is whom the turn names, else who spoke just before, when known.
   const you = turnAddressee(turn) ?? context.speakers.get(turn.index - 1) ?? null;
-  return taskItem(speaker, match[1], { you: you === speaker ? null : you });
+  const owner = speaker ?? askedOf(turn, context);
+  return taskItem(owner, match[1], { you: you === owner ? null : you });
 }
+
+/** A turn that asks someone for something or a question: "can you …", "I need the schedule", "please …", "…?". */
+const ASKS = /\b(?:(?:can|could|would|will) you|you(?:'ll| will)? (?:should|need to|have to|must)|i (?:need|want|'d like)|please)\b/i;
+/** How far back a promise may answer what was asked (a recogniser cuts a request into pieces). */
+const ANSWERS_WITHIN = 2;
+
+/**
+ * Whoever an unattributed promise answers: "Can you phone them today?" → "I'll phone the supplier this afternoon." is
+ * said by the one that was asked (turnListeners), when a turn just before asked someone for something.
+ */
+function askedOf(turn: Turn, context: MeetingContext): string | null {
+  for (let t = turn.index - 1; t >= Math.max(0, turn.index - ANSWERS_WITHIN); t--) {
+    const said = context.turns[t].clauses;
+    if (ASKS.test(said.join(' ')) || isQuestion(said[said.length - 1] ?? '')) return context.listeners?.get(t) ?? null;
+    // Answered already ("Sorry, I can't." → "Then I'll do it myself"): the promise is not that answer.
+    if (REPLIES.test(stripLeadingNoise(said[0] ?? ''))) return null;
+  }
+  return null;
+}
+
+/** A turn that answers or declines what was asked, or promises something itself. */
+const REPLIES = /^(?:yes|yeah|yep|sure|ok|okay|no|nope|sorry|i'm sorry|i can't|i cannot|not sure|i'm not sure|i'll|i will|will do|on it|got it)\b/i;
 
 const CLASS_ASSIGNMENT = /\b(?:for homework|for next (?:week|class|time|lesson)|for tomorrow|before next class|(?:your )?homework is(?: to)?)[,:]?\s+(.+)$/iu;
 

@@ -8,9 +8,10 @@
 //   - an answer that names whom it answers ("Yes, Wednesday is doable, Maya.") says the turn before was Maya's.
 // Two such clues that disagree about a turn leave it unknown. When the room's participants are known (their display
 // names), a name heard close to one of them is that participant ("Lewis" for Luis), and with exactly two people in
-// the room, a turn that speaks to one is the other's, and an answer ("Yes, …", "Sure") or the turn after a question is
-// the other person's than the turn before.
+// the room, a turn that speaks to one is the other's, and between such clues the two take turns (floor.ts). Only
+// people the meeting names own anything: a participant whose name is never said is nobody's answer.
 import { TITLE, introducedName, isTitle, isVocativeName } from './names.ts';
+import { floorHolders } from './floor.ts';
 import type { Turn } from './text.ts';
 
 const W = String.raw`[\p{L}][\p{L}'-]*`;
@@ -22,9 +23,14 @@ const OPENERS = String.raw`(?:(?:hi|hey|hello|morning|good morning|good afternoo
 const LEADING = new RegExp(String.raw`^${OPENERS}{0,3}${NAME}\s*[,!?]`, 'iu');
 /** "thanks Omar.", "sorry Gwen": a greeting or thanks with a name and nothing else. */
 const COURTESY = new RegExp(String.raw`\b(?:thanks|thank you|sorry|bye|hi|hey|hello|morning|cheers)\s*,?\s+${NAME}\s*(?:[.!?,]|$)`, 'iu');
+/**
+ * "Thanks. Grace.": thanks and a name the recogniser cut into two sentences; taken only for someone in the room, since
+ * "Thanks. Bye." looks the same.
+ */
+const COURTESY_APART = new RegExp(String.raw`\b(?:thanks|thank you|sorry|bye|cheers)\s*[.!]\s+${NAME}\s*[.!]?\s*$`, 'iu');
 /** "…, Maya." at the end of a sentence, or "Great news, Frank, when …" after at most three words. */
-const TRAILING = new RegExp(String.raw`,\s*${NAME}\s*[.!?]?\s*$`, 'u');
-const EARLY = new RegExp(String.raw`^(?:[\p{L}'-]+\s+){0,2}[\p{L}'-]+,\s*${NAME}\s*,`, 'u');
+const TRAILING = new RegExp(String.raw`,\s*${NAME}\s*[.!?]?\s*$`, 'iu');
+const EARLY = new RegExp(String.raw`^(?:[\p{L}'-]+\s+){0,2}[\p{L}'-]+,\s*${NAME}\s*,`, 'iu');
 /** An answer: it names whom it answers. */
 const ANSWER = /^(?:yes|yeah|yep|yup|sure|ok|okay|of course|absolutely|will do|on it|got it|understood|thanks|thank you|no|nope|great|perfect|sounds good|fine|right|alright|all right)\b/i;
 
@@ -33,18 +39,44 @@ export function addresseeOf(text: string): string | undefined {
   return addressOf(text)?.name;
 }
 
-/** How a turn names whom it speaks to: first ("Raj, can you …", "hi Sean"), in thanks ("thanks Omar"), or later. */
-function addressOf(text: string): { name: string; how: 'first' | 'thanks' | 'later' } | undefined {
+/**
+ * How a turn names whom it speaks to: first ("Raj, can you …", "hi Sean"), in thanks ("thanks Omar"), or later. With
+ * the room known, a name of someone in it wins over a word that only looks like a name ("Morgan, Dr. Patel." is
+ * "Morning, Dr. Patel." misheard).
+ */
+function addressOf(text: string, room?: Room): { name: string; how: 'first' | 'thanks' | 'later' } | undefined {
   const bare = text.trim();
+  let first: { name: string; how: 'first' | 'thanks' | 'later' } | undefined;
   for (const pattern of [LEADING, COURTESY, EARLY, TRAILING]) {
     const match = pattern.exec(bare);
     if (!match) continue;
     const name = personal(match[1], pattern === LEADING && match.index === 0 && match[0].startsWith(match[1]));
     if (!name) continue;
     const thanks = /\b(?:thanks|thank you|sorry|cheers|bye)\b/i.test(match[0]);
-    return { name, how: pattern === LEADING ? (thanks ? 'thanks' : 'first') : pattern === COURTESY ? (thanks ? 'thanks' : 'first') : 'later' };
+    const address = { name, how: pattern === LEADING ? (thanks ? 'thanks' : 'first') : pattern === COURTESY ? (thanks ? 'thanks' : 'first') : 'later' } as const;
+    if (!room || room.people.length === 0 || inRoom(name, room)) return address;
+    first ??= address;
   }
-  return undefined;
+  const apart = room && room.people.length > 0 ? COURTESY_APART.exec(bare) : null;
+  const thanked = apart ? personal(apart[1], false) : undefined;
+  if (room && thanked && inRoom(thanked, room)) return { name: thanked, how: 'thanks' };
+  return first;
+}
+
+/**
+ * Whom a turn speaks to: in all it says, in one of its sentences, or in two running ones (a title's full stop cuts
+ * "Morning, Dr. Patel." in two); someone in the room first.
+ */
+function addressIn(turn: Turn, room: Room): ReturnType<typeof addressOf> {
+  const pairs = turn.clauses.slice(1).map((clause, at) => `${turn.clauses[at]} ${clause}`);
+  const found = [turn.clauses.join(' '), ...turn.clauses, ...pairs].map((text) => addressOf(text, room)).filter((address) => address !== undefined);
+  return found.find((address) => room.people.length > 0 && inRoom(address.name, room)) ?? found[0];
+}
+
+/** Whether a name said to someone is one of the room's people (as roomName reads it). */
+function inRoom(name: string, room: Room): boolean {
+  const last = roomName(name, room, { said: true }).split(/\s+/).pop()!.toLowerCase();
+  return room.people.some((person) => person.includes(last));
 }
 
 /** A matched span as a person's name ("Dr. Patel" → "Dr. Patel"), or undefined; `initial`: it starts what is said. */
@@ -81,8 +113,10 @@ export function participantNames(displayNames: readonly string[]): Room {
  * A name as the room knows it: the participant's own spelling when the recogniser's is the same or close ("Lewis" →
  * "Luis", "Tarik" → "Tariq", "Lara" → "Zara"): at most half its letters apart (two for a name of four letters or
  * fewer), and nearer than any other participant. A name far from everyone's is someone outside the room ("ask Mary").
+ * `said`: the name is said to someone ("Rina, can you …"), and people speak to whoever is in the room, so a name heard
+ * further off is still theirs: up to three fifths of its letters apart ("Zorna" for Jonas, "Ramen" for Ravi).
  */
-export function roomName(name: string, room: Room): string {
+export function roomName(name: string, room: Room, options: { said?: boolean } = {}): string {
   const words = name.split(/\s+/);
   const last = words[words.length - 1];
   const exact = room.names.get(last.toLowerCase());
@@ -91,7 +125,7 @@ export function roomName(name: string, room: Room): string {
   const heard = last.toLowerCase();
   const near = [...room.names.entries()]
     .map(([word, written]) => ({ written, apart: editDistance(word, heard), longer: Math.max(word.length, heard.length) }))
-    .filter(({ apart, longer }) => apart <= Math.max(2, Math.floor(longer / 2)) && apart < longer - 1)
+    .filter(({ apart, longer }) => apart <= Math.max(2, options.said ? Math.ceil((longer * 3) / 5) : Math.floor(longer / 2)) && apart < longer - 1)
     .sort((a, b) => a.apart - b.apart);
   const [best, next] = near;
   return best && (!next || next.apart > best.apart) ? [...words.slice(0, -1), best.written].join(' ') : name;
@@ -114,7 +148,7 @@ function editDistance(a: string, b: string): number {
 /** The person of a two-person room who is not `name`, if the room has two people and `name` is one of them. */
 function otherOf(name: string, room: Room): string | undefined {
   if (room.people.length !== 2) return undefined;
-  const at = room.people.findIndex((words) => words.includes(name.toLowerCase()));
+  const at = room.people.findIndex((words) => words.includes(name.split(/\s+/).pop()!.toLowerCase()));
   if (at === -1) return undefined;
   const other = room.people[1 - at];
   return room.names.get(other[other.length - 1]);
@@ -130,13 +164,26 @@ export function turnSpeakers(
   diarized: boolean,
   room: Room = { names: new Map(), people: [] },
 ): Map<number, string> {
+  return whoIsWho(turns, labelNames, diarized, room).speakers;
+}
+
+/**
+ * Who says each turn (turnSpeakers) and, without diarization, whom each speaks to (turnListeners): the one who says a
+ * turn tells whom it speaks to in a room of two, even when their own name is never said and so owns nothing.
+ */
+export function whoIsWho(
+  turns: Turn[],
+  labelNames: Map<string, string>,
+  diarized: boolean,
+  room: Room = { names: new Map(), people: [] },
+): { speakers: Map<number, string>; listeners: Map<number, string> } {
   const named = new Map<number, string>();
   if (diarized) {
     for (const turn of turns) {
       const name = turn.speaker === null ? undefined : labelNames.get(turn.speaker);
       if (name) named.set(turn.index, name);
     }
-    return named;
+    return { speakers: named, listeners: new Map() };
   }
   const claims = new Map<number, Set<string>>();
   const notThem = new Map<number, Set<string>>();
@@ -147,6 +194,8 @@ export function turnSpeakers(
     map.set(index, set);
   };
   const display = new Map<string, string>();
+  /** Names the meeting says (to someone, or of oneself), as the room knows them. */
+  const heard = new Set<string>();
   for (const turn of turns) {
     const text = turn.clauses.join(' ');
     const heardIntro = introducedName(text);
@@ -154,11 +203,13 @@ export function turnSpeakers(
     if (introduced) {
       add(claims, turn.index, introduced);
       display.set(introduced.toLowerCase(), introduced);
+      heard.add(introduced.toLowerCase());
     }
-    const address = addressOf(text) ?? addressOf(turn.clauses[turn.clauses.length - 1] ?? '');
-    const addressed = address === undefined ? undefined : roomName(address.name, room);
+    const address = addressIn(turn, room);
+    const addressed = address === undefined ? undefined : roomName(address.name, room, { said: true });
     if (!address || !addressed || addressed.toLowerCase() === introduced?.toLowerCase()) continue;
     display.set(addressed.toLowerCase(), addressed);
+    heard.add(addressed.toLowerCase());
     add(notThem, turn.index, addressed);
     // Asked or called on by name, they answer next; thanked or answered by name, they spoke before.
     const asks = /\?\s*$/.test(text) || turn.clauses.some((clause) => /\?\s*$/.test(clause));
@@ -176,27 +227,68 @@ export function turnSpeakers(
     const left = [...names].filter((name) => !notThem.get(index)?.has(name));
     if (names.size === 1 && left.length === 1) named.set(index, display.get(left[0]) ?? left[0]);
   }
-  if (room.people.length === 2) passTheFloor(turns, named, room);
-  return named;
+  const voices = room.people.length === 2 ? takingTurns(turns, named, room) : named;
+  const listeners = turnListeners(turns, voices, room);
+  return { speakers: namedInTheMeeting(voices, turns, heard, room), listeners: namedInTheMeeting(listeners, turns, heard, room) };
 }
 
-/** The start of a turn that answers the one before: someone else speaks. */
-const TAKES_THE_FLOOR = /^(?:yes|yeah|yep|yup|sure|of course|absolutely|no|nope|will do|on it|got it|understood|i can|me|thanks|thank you)\b/i;
+/**
+ * Only people the meeting names are owners (docs/decisions.md §9): a participant whose name nobody says is known
+ * only from the room's list, and what they say stays unattributed, as a listener to the meeting would leave it.
+ */
+function namedInTheMeeting(speakers: Map<number, string>, turns: Turn[], heard: Set<string>, room: Room): Map<number, string> {
+  if (room.people.length === 0) return speakers;
+  const words = new Set(turns.flatMap((turn) => turn.clauses.join(' ').toLowerCase().match(/[\p{L}'-]+/gu) ?? []));
+  const said = (name: string) => {
+    const last = name.split(/\s+/).pop()!.toLowerCase();
+    const person = room.people.find((person) => person.includes(last));
+    if (!person) return true;
+    return heard.has(name.toLowerCase()) || heard.has(last) || person.some((word) => words.has(word));
+  };
+  return new Map([...speakers].filter(([, name]) => said(name)));
+}
 
 /**
- * In a room of two, who speaks passes on at a question and at an answer: a known turn followed by a turn that answers
- * it, or a question followed by any turn, gives that turn to the other person, and so on while such clues last.
- * Turns already known keep their speaker.
+ * In a room of two, the turns between the clues: the clues as evidence, the turns' order as two people taking turns
+ * (floor.ts). A clue naming someone outside the room says nothing of who speaks and is left out.
  */
-function passTheFloor(turns: Turn[], named: Map<number, string>, room: Room): void {
-  for (const turn of turns) {
-    const speaker = named.get(turn.index);
-    const next = turns[turn.index + 1];
-    if (!speaker || !next || named.has(next.index)) continue;
-    const asked = /\?\s*$/.test(turn.clauses[turn.clauses.length - 1] ?? '');
-    if (asked || TAKES_THE_FLOOR.test(next.clauses[0] ?? '')) {
-      const other = otherOf(speaker, room);
-      if (other) named.set(next.index, other);
-    }
+function takingTurns(turns: Turn[], named: Map<number, string>, room: Room): Map<number, string> {
+  const person = (name: string) => room.people.findIndex((words) => words.includes(name.split(/\s+/).pop()!.toLowerCase()));
+  const clues = new Map<number, 0 | 1>();
+  for (const [index, name] of named) {
+    const at = person(name);
+    if (at === 0 || at === 1) clues.set(index, at);
   }
+  const result = new Map(named);
+  for (const [index, at] of floorHolders(turns, clues)) {
+    if (result.has(index)) continue;
+    const words = room.people[at];
+    result.set(index, room.names.get(words[words.length - 1]) ?? words[words.length - 1]);
+  }
+  return result;
+}
+
+/** How many turns back a name said to someone still says whom "you" means. */
+const STILL_TALKING_TO = 6;
+
+/**
+ * Turn index → whom the turn speaks to ("you" in "can you …", "I want you to …"), where the meeting makes it clear:
+ * the name it says to someone; in a room of two, the one of the two who does not say it; else the last person spoken
+ * to by name in the few turns before (the talk is still with them: "Jake, let's go through your deals. … I want you to
+ * call their CFO").
+ */
+function turnListeners(turns: Turn[], speakers: Map<number, string>, room: Room): Map<number, string> {
+  const listeners = new Map<number, string>();
+  let last: { name: string; at: number } | undefined;
+  for (const turn of turns) {
+    const address = addressIn(turn, room);
+    const named = address && (room.people.length === 0 ? address.name : roomName(address.name, room, { said: true }));
+    const speaker = speakers.get(turn.index);
+    const other = speaker === undefined ? undefined : otherOf(speaker, room);
+    const recent = last && turn.index - last.at <= STILL_TALKING_TO && last.name !== speaker ? last.name : undefined;
+    const listener = named ?? other ?? recent;
+    if (listener) listeners.set(turn.index, listener);
+    if (named && (room.people.length === 0 || inRoom(named, room))) last = { name: named, at: turn.index };
+  }
+  return listeners;
 }

@@ -306,11 +306,13 @@ test("the room's participants: a name heard close to one is theirs, and in a roo
     'Thanks. Will the scaffolding arrive on time?',
     "Yes. I'll order the scaffolding tomorrow.",
   );
-  // Without participants: only the turn right after "Frank, …" is known to be his.
-  expect(itemsOf(site)).toEqual(['Send them the budget today', 'Frank: email the updated schedule by Friday', 'Order the scaffolding tomorrow']);
-  // Two in the room: who speaks to Frank is Nadia; the thanks and the question pass the floor back and forth.
+  // Without participants: the turn right after "Frank, …" is his, and so is the answer to a question put while the
+  // talk is with him.
+  expect(itemsOf(site)).toEqual(['Send them the budget today', 'Frank: email the updated schedule by Friday', 'Frank: order the scaffolding tomorrow']);
+  // Two in the room: who speaks to Frank is Nadia, but the meeting never says her name, so she owns nothing; the thanks
+  // and the question pass the floor back and forth.
   expect(analyzeTranscript({ ...site, participants: ['Frank', 'Nadia'] }).actionItems).toEqual([
-    'Nadia: send them the budget today',
+    'Send them the budget today',
     'Frank: email the updated schedule by Friday',
     'Frank: order the scaffolding tomorrow',
   ]);
@@ -339,4 +341,45 @@ test('a request set off after an opening clause: "Then drop them, Ravi, please s
   expect(itemsOf(oneVoice('Then drop them, Ravi, please shorten the address form and remove the optional fields.'))).toEqual([
     'Ravi: shorten the address form and remove the optional fields',
   ]);
+});
+
+test('a room of two takes turns: between the clues, questions and answers pass the floor (floor.ts)', () => {
+  const printer = oneVoice(
+    'Hi all, Oscar here.',
+    'Hana, the printer quotes came in.',
+    'Which one is cheapest?',
+    'The second one, by a lot.',
+    'Can you order the cheaper printer this week?',
+    "Sure, I'll order the printer on Thursday.",
+  );
+  expect(analyzeTranscript({ ...printer, participants: ['Hana', 'Oscar'] }).actionItems).toEqual(['Oscar: order the printer on Thursday']);
+});
+
+test('a participant whose name the meeting never says owns nothing, even when the room tells who spoke', () => {
+  const quotes = oneVoice('Oscar, the printer quotes came in.', 'Good, which one is cheapest?', "The second one. I'll order it on Thursday with the card.");
+  expect(analyzeTranscript({ ...quotes, participants: ['Hana', 'Oscar'] }).actionItems).toEqual(['Order it on Thursday with the card']);
+});
+
+test('a name said to someone in the room is theirs even when heard further off; thanks cut from the name still thank', () => {
+  const invoice = oneVoice('Norma, can you send the invoice today?', 'Sure.');
+  expect(itemsOf(invoice)).toEqual(['Norma: send the invoice today']);
+  expect(analyzeTranscript({ ...invoice, participants: ['Tomas', 'Alice'] }).actionItems).toEqual(['Tomas: send the invoice today']);
+  // "Thanks. Ingrid.": the offer was Ingrid's.
+  const depot = oneVoice('Can we move the delivery to Monday?', 'I can call the depot about the delivery.', 'Thanks. Ingrid.');
+  expect(itemsOf(depot)).toEqual(['Call the depot about the delivery']);
+  expect(analyzeTranscript({ ...depot, participants: ['Ingrid', 'Walter'] }).actionItems).toEqual(['Ingrid: call the depot about the delivery']);
+  // A title's full stop does not hide whom a greeting is for: the answer is the other person's.
+  const fridge = oneVoice('Morning, Dr. Osei. The fridge is broken again.', "Okay. I'll phone the repair company today.");
+  expect(analyzeTranscript({ ...fridge, participants: ['Lena', 'Dr Osei'] }).actionItems).toEqual(['Dr. Osei: phone the repair company today']);
+});
+
+test('"you" with no name is whom the talk is with; a promise answers what was just asked of them', () => {
+  expect(
+    itemsOf(oneVoice("Okay Priya, let's look at the renewals.", 'The school district renewal is late.', 'I want you to phone their business manager this week.', 'Okay.')),
+  ).toEqual(['Priya: phone their business manager this week']);
+  expect(
+    itemsOf(oneVoice('Good news from the architect, Marta.', 'I need the signed floor plan for the permit.', "I'll send you the signed floor plan on Monday.")),
+  ).toEqual(['Marta: send them the signed floor plan on Monday']);
+  // Declined, then taken on by whoever asked: not the one who declined.
+  expect(itemsOf(oneVoice('Marta, can you file the permit?', "Sorry, I can't this week.", "Then I'll file the permit myself."))).toEqual(['File the permit']);
 });
