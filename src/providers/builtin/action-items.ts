@@ -86,7 +86,7 @@ function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext,
   const speaker = context.speakers.get(turn.index) ?? null;
   const item =
     explicitMarker(text, speaker) ??
-    myAction(text, speaker) ??
+    myAction(text, speaker, turn, context) ??
     assignment(text, turn, at, context) ??
     letsHave(text) ??
     owns(text, startsSentence) ??
@@ -125,9 +125,16 @@ function explicitMarker(text: string, speaker: string | null): Item | undefined 
 
 const MY_ACTION = /\bmy (?:action(?: item)?|task|to-?do|next step) is (?:to\s+)?(.+)$/iu;
 
-function myAction(text: string, speaker: string | null): Item | undefined {
+/** "Tom, your task is to clean the storage room": the task of whom the turn speaks to. */
+const YOUR_ACTION = /\byour (?:action(?: item)?|task|job|to-?do|next step) is (?:to\s+)?(.+)$/iu;
+
+function myAction(text: string, speaker: string | null, turn: Turn, context: MeetingContext): Item | undefined {
   const match = MY_ACTION.exec(text);
-  return match ? taskItem(speaker, match[1]) : undefined;
+  if (match) return taskItem(speaker, match[1]);
+  const yours = YOUR_ACTION.exec(text);
+  if (!yours) return undefined;
+  const owner = turnAddressee(turn) ?? context.listeners?.get(turn.index) ?? null;
+  return taskItem(owner, yours[1], { you: owner });
 }
 
 const ASSIGN = new RegExp(String.raw`\bassign(?:ing)?\s+(.+?)\s+to\s+${NAME}(.*)$`, 'iu');
@@ -146,7 +153,7 @@ function assignment(text: string, turn: Turn, at: number, context: MeetingContex
   return undefined;
 }
 
-const NEED = /\b(?:someone|somebody|we|you)\s+(?:has to|have to|needs? to|should|must|gotta|got to|need to)\s+(.+)$/iu;
+const NEED = /\b(?:(?:someone|somebody|we|you)\s+(?:has to|have to|needs? to|should|must|gotta|got to|need to)|(?:we|i) need (?:someone|somebody) to)\s+(.+)$/iu;
 
 /** What "it" stands for in "assign it to Nadia": the task an earlier clause said someone has to do. */
 function neededEarlier(turn: Turn, at: number, context: MeetingContext): string | undefined {
@@ -191,7 +198,7 @@ function owns(text: string, startsSentence: boolean): Item | undefined {
 }
 
 const REQUEST = new RegExp(
-  String.raw`^(?:${NAME},?\s+)?(?:can|could|would|will)\s+(you|someone|somebody|anyone|anybody|staff|${W}(?:\s+${W})??)(?:\s+please)?,?\s+(.+)$`,
+  String.raw`^(?:${NAME},?\s+(?:please,?\s+)?)?(?:can|could|would|will)\s+(you|someone|somebody|anyone|anybody|staff|${W}(?:\s+${W})??)(?:\s+please)?,?\s+(.+)$`,
   'iu',
 );
 /** "Paul, what you set up a rotation": a recogniser's "would you" after a name said to someone. */
@@ -297,6 +304,8 @@ function stripLeadingNoise(text: string): string {
 const YOU_MUST = String.raw`(?:i want you to|i need you to|you'll need to|you will need to|you need to|you'll have to|you have to|you're going to|you are going to|you'll|you will|please)`;
 const DIRECTIVE = new RegExp(String.raw`^(?:(everyone|everybody|all|team|folks|guys|you all|y'all)|${NAME}),?\s+please\s+(.+)$`, 'iu');
 const STANDING_RULE = /\b(?:always|never|whenever|every time|when you)\b/i;
+/** "Please send me the report by Friday, Tom": the name said after the instruction is whom it is for. */
+const PLEASE_THEN_NAME = new RegExp(String.raw`^please\s+(.+?),\s*${NAME}$`, 'iu');
 const INNER_PLEASE = new RegExp(String.raw`,\s*${W},\s+please\s`, 'u');
 
 /**
@@ -322,6 +331,9 @@ function directive(text: string): Item | undefined {
   // "Then drop them, Ravi, please shorten the form": the request starts at the name said to someone.
   const inner = INNER_PLEASE.exec(text);
   if (inner) text = text.slice(inner.index).replace(/^,\s*/, '');
+  const named = PLEASE_THEN_NAME.exec(text);
+  const trailing = named ? nameIn(named[2], { loose: false, capitalised: true }) : undefined;
+  if (named && trailing && !STANDING_RULE.test(named[1])) return taskItem(trailing, named[1], { you: trailing });
   const match = DIRECTIVE.exec(text);
   if (!match || STANDING_RULE.test(match[3])) return undefined;
   if (match[1]) return taskItem(null, match[3]);
@@ -456,7 +468,11 @@ function firstPerson(clause: string, text: string, speaker: string | null, turn:
   // "I'll email you the schedule": "you" is whom the turn names, else who spoke just before, when known.
   const you = turnAddressee(turn) ?? context.speakers.get(turn.index - 1) ?? null;
   const owner = speaker ?? askedOf(turn, context);
-  return taskItem(owner, match[1], { you: you === owner ? null : you });
+  // "We need someone to renew the domain." → "I'll do it.": the task said just before.
+  const pointing = PRO_TASK.exec(cleanTask(match[1]));
+  const needed = pointing ? neededEarlier(turn, 0, context) : undefined;
+  const task = needed ? `${needed}${pointing?.[1] ? ` ${pointing[1]}` : ''}` : match[1];
+  return taskItem(owner, task, { you: you === owner ? null : you });
 }
 
 /** A turn that asks someone for something or a question: "can you …", "I need the schedule", "please …", "…?". */
@@ -548,6 +564,8 @@ const CUT_AT = [
   /,?\s+(?:she|he|they)\s+(?:did|does|is|was|has|had|said|will|can|handles?|knows?)\b.*$/i,
   /\s+and\s+(?:i|we|you)\s+.*$/i,
   /\s+(?:okay|ok|alright|all right)\b.*$/i,
+  // "… by Wednesday, so we can publish Thursday": why, not what.
+  /,\s*so (?:that )?(?:we|i|you|they|he|she)\b.*$/i,
 ];
 const TRAILING = /(?:[\s,]+(?:ok|okay|right|please|thanks|thank you|yeah|then|as well|too))+\s*$/i;
 
@@ -560,12 +578,17 @@ function cleanTask(raw: string): string {
   return task.replace(TRAILING, '').replace(/[.!?,;:]+$/u, '').trim();
 }
 
+/** Words that make "have X …" a task: "have the report ready", "have the edit done by Wednesday". */
+const GOT_DONE = new Set(['ready', 'done', 'finished', 'complete', 'completed', 'sorted', 'fixed', 'signed', 'approved']);
+
 function isTask(task: string, options: { noun?: boolean; toOthers?: boolean } = {}): boolean {
   const words = task.toLowerCase().match(/[\p{L}\p{N}'-]+/gu) ?? [];
   if (words.length < 2 || HEDGE.test(task)) return false;
   const head = words[0] ?? '';
   if (!options.noun) {
     if (head === 'have' && words[1] === 'a' && words[2] === 'look') return words.slice(3).some((w) => !EMPTY_WORDS.has(w));
+    // "have the slides ready by Monday": something to get done, not "have a chat".
+    if (head === 'have' && words.some((w) => GOT_DONE.has(w))) return words.slice(1).some((w) => !EMPTY_WORDS.has(w) && !GOT_DONE.has(w));
     // "tell you a story" says nothing to do; "tell the servers to stop …" passes an instruction on.
     const passesOn = head === 'tell' && TELL_TO.test(task);
     if ((NOT_TASK_HEADS.has(head) && !passesOn && !(options.toOthers && SELF_ONLY_HEADS.has(head))) || IN_MEETING.test(task)) return false;

@@ -383,3 +383,16 @@ test('"you" with no name is whom the talk is with; a promise answers what was ju
   // Declined, then taken on by whoever asked: not the one who declined.
   expect(itemsOf(oneVoice('Marta, can you file the permit?', "Sorry, I can't this week.", "Then I'll file the permit myself."))).toEqual(['File the permit']);
 });
+
+test('more ways to ask and to take on: a name after "please …", "your task is", "I\'ll do it" for what someone must do, "have … ready"', () => {
+  expect(itemsOf(oneVoice('Please send me the vendor report by Friday, Tom.'))).toEqual(['Tom: send me the vendor report by Friday']);
+  expect(itemsOf(oneVoice('Tom, please, can you check the logs?', 'Sure.'))).toEqual(['Tom: check the logs']);
+  expect(itemsOf(oneVoice('Tom, your task is to clean the storage room.'))).toEqual(['Tom: clean the storage room']);
+  expect(itemsOf(oneVoice('We need someone to renew the domain.', "I'll do it."))).toEqual(['Renew the domain']);
+  expect(itemsOf(oneVoice('Can you have the slides ready by Monday?', 'Yes, Monday works.'))).toEqual(['Have the slides ready by Monday']);
+  // Why it is wanted is not part of the task; "have a chat" is still no task.
+  expect(itemsOf(oneVoice('Can you have the edit done by Wednesday, so we can publish Thursday?', 'Yes.'))).toEqual(['Have the edit done by Wednesday']);
+  expect(itemsOf(oneVoice('Can you have a chat with them?', 'Sure.'))).toEqual([]);
+  // A standing rule is still no item, whoever it is said to.
+  expect(itemsOf(oneVoice('Please always lock the back door, Tom.'))).toEqual([]);
+});
