@@ -26,7 +26,8 @@ export function specPaths(operations: SpecOperation[]): SpecPath[] {
     const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
     return {
       declared: order.filter((m) => declared.has(m)).join(', '),
-      pattern: specPathPattern(path),
+      // Case-insensitive, as Express's router and the validator match paths: /api/v1/Rooms is /api/v1/rooms everywhere.
+      pattern: specPathPattern(path, 'i'),
       allow: order.filter((m) => methods.has(m)).join(', '),
       methods,
     };

@@ -31,6 +31,10 @@ test('a method the path does not have is 405 METHOD_NOT_ALLOWED with Allow listi
   // The provider's webhook path too (its signature guard runs after).
   const hook = await t.request.get('/api/v1/webhooks/upstream/recording-ready');
   expect([hook.status, hook.headers.allow]).toEqual([405, 'POST, OPTIONS']);
+  // Paths match without regard to case, as Express routes them (GET /api/v1/Rooms lists the rooms): the 405 too.
+  const cased = await t.request.put('/api/v1/Rooms').set(tenant.auth).send({});
+  expect([cased.status, cased.headers.allow, cased.body.error?.code]).toEqual([405, 'GET, HEAD, POST, OPTIONS', 'METHOD_NOT_ALLOWED']);
+  expect((await t.request.get('/api/v1/Rooms').set(tenant.auth)).status).toBe(200);
 });
 
 test('OPTIONS answers 204 with Allow, without credentials', async () => {
