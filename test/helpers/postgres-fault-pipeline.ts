@@ -223,17 +223,27 @@ export function definePostgresFaultPipelineTest(fault: PostgresFault): void {
     await rm(dir, { recursive: true, force: true });
   }, 240_000);
 
+  /** Set once a teardown step is left behind: what fails after it (a connection still in use) is its consequence. */
+  let leftBehind = false;
   async function teardownStep(name: string, step: () => Promise<unknown>): Promise<void> {
     const begun = Date.now();
     let bound: NodeJS.Timeout | undefined;
-    const outcome = await Promise.race([
-      step().then(() => 'done'),
-      new Promise<string>((resolve) => (bound = setTimeout(() => resolve('left behind'), 30_000))),
-    ]).finally(() => clearTimeout(bound));
+    let outcome: string;
+    try {
+      outcome = await Promise.race([
+        step().then(() => 'done'),
+        new Promise<string>((resolve) => (bound = setTimeout(() => resolve('left behind'), 30_000))),
+      ]);
+    } catch (error) {
+      if (!leftBehind) throw error;
+      outcome = `failed after a step was left behind (${String(error)})`;
+    } finally {
+      clearTimeout(bound);
+    }
     const took = Date.now() - begun;
+    if (outcome === 'left behind') leftBehind = true;
     if (outcome !== 'done' || took > 5000) {
-      const inFlight = `delivery attempts in flight: ${attemptsInFlight}`;
-      process.stderr.write(`[pg-${fault}] afterAll: ${name} ${outcome === 'done' ? 'took' : 'still running after'} ${took} ms (${inFlight})\n`);
+      process.stderr.write(`[pg-${fault}] afterAll: ${name}: ${outcome}, ${took} ms (delivery attempts in flight: ${attemptsInFlight})\n`);
     }
   }
 

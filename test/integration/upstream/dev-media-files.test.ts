@@ -168,3 +168,34 @@ test('an hour-long recording streams in full without being held in memory', asyn
   }
   // 115 MB through a socket with a full collection every 8 MB: 2.5 s alone, 42–66 s in a loaded full run.
 }, 180_000);
+
+test.each([8, 32, 32, 16])('DIAG every %d MB', async (everyMB) => {
+  const big = await startDevMediaServer({ webhookSecret: SECRET, sampleRate: 16000 });
+  try {
+    const recording = big.seedRecording({ meetingId: 'room-long', durationSeconds: 3600 });
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const m = () => { const u = process.memoryUsage(); return { heap: u.heapUsed, ab: u.arrayBuffers }; };
+    let gcMs = 0;
+    const live = () => { const t = performance.now(); collect(); const a = m(); collect(); const b = m(); gcMs += performance.now() - t; return { a, b }; };
+    const base = live();
+    const peak = { heap1: 0, ab1: 0, heap2: 0, ab2: 0 };
+    let received = 0;
+    const sink = new Writable({
+      write(chunk: Buffer, _e, done) {
+        received += chunk.length;
+        if (received % (everyMB * 1024 * 1024) < chunk.length) {
+          const { a, b } = live();
+          peak.heap1 = Math.max(peak.heap1, a.heap - base.a.heap); peak.ab1 = Math.max(peak.ab1, a.ab - base.a.ab);
+          peak.heap2 = Math.max(peak.heap2, b.heap - base.b.heap); peak.ab2 = Math.max(peak.ab2, b.ab - base.b.ab);
+        }
+        done();
+      },
+    });
+    const t0 = performance.now();
+    const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => get(recording.url!, resolve).on('error', reject));
+    await pipeline(response, sink);
+    const MB = (n: number) => (n / 1048576).toFixed(1);
+    console.log(JSON.stringify({ everyMB, ms: Math.round(performance.now() - t0), gcMs: Math.round(gcMs), heapAfter1gc: MB(peak.heap1), abAfter1gc: MB(peak.ab1), heapAfter2gc: MB(peak.heap2), abAfter2gc: MB(peak.ab2), baseHeap: MB(base.b.heap) }));
+  } finally { await big.stop(); }
+}, 180_000);
