@@ -26,6 +26,11 @@ export function wavSize(spec: WavSpec): number {
   return headerBytes(spec).length + dataBytes(spec);
 }
 
+/**
+ * Pulls the generator only while the stream's buffer is under its highWaterMark, so `pipeline` to a response stops
+ * generating while the client is not reading: about 100 KB queued beside the socket's buffers (measured in
+ * test/integration/upstream/dev-media-files.test.ts).
+ */
 export function wavStream(spec: WavSpec): Readable {
   return Readable.from(wavChunks(spec), { objectMode: false, highWaterMark: 64 * 1024 });
 }
