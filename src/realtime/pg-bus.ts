@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
 import { createPool } from '../db/pool.ts';
 import type { Sql } from '../db/sql.ts';
 import { metrics } from '../metrics/metrics.ts';
+import { ListenCheck } from './listen-check.ts';
 import type { ChatMessageData, ServerMessage } from '../../generated/asyncapi.ts';
 
 // The one module that owns cross-instance fan-out (docs/decisions.md §11). A room's events are produced inside a transaction
@@ -106,6 +108,9 @@ export class PgRoomBus implements RoomBus {
   /** When the last LISTEN connection was lost, while it is not back. */
   private lostAt: number | undefined;
   private retry: NodeJS.Timeout | undefined;
+  /** This process's own channel, on which the listener checks that it still receives (listen-check.ts). */
+  private readonly checkChannel = `convene_bus_check_${randomBytes(8).toString('hex')}`;
+  private check: ListenCheck | undefined;
   private closing = false;
   /** Notifications are handled one after another (a chat reference needs a query), so order is kept. */
   private delivery: Promise<void> = Promise.resolve();
@@ -236,12 +241,15 @@ export class PgRoomBus implements RoomBus {
   /**
    * Opens the LISTEN connection. Once one is lost (or an attempt fails), the next attempt follows a second later, and
    * so on until one succeeds or close(): an outage of the database longer than one attempt must not end the retries.
-   * `onLost` fires once per lost connection, not per failed attempt. Rejects when this attempt fails.
+   * A connection that falls silent without an error counts as lost too (listen-check.ts). `onLost` fires once per lost
+   * connection, not per failed attempt. Rejects when this attempt fails.
    */
   async listen(): Promise<void> {
     if (this.closing) return;
     const client = new pg.Client({ connectionString: this.databaseUrl });
+    let check: ListenCheck | undefined;
     client.on('notification', (msg) => {
+      if (msg.channel === this.checkChannel) return check?.received(msg.payload ?? '');
       if (msg.channel !== CHANNEL || !msg.payload) return;
       const payload = msg.payload;
       this.delivery = this.delivery.then(() => this.deliver(payload)).catch((err) => this.logger.error({ err }, 'realtime batch lost'));
@@ -250,6 +258,7 @@ export class PgRoomBus implements RoomBus {
     const lost = (err?: Error) => {
       if (gone) return; // 'error', 'end' and a failed connect may each report the same loss
       gone = true;
+      check?.stop();
       const wasListening = this.listener === client;
       if (wasListening) this.listener = undefined;
       client.end().catch(() => {});
@@ -266,7 +275,8 @@ export class PgRoomBus implements RoomBus {
     client.on('end', () => lost());
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
+      // One statement, so pg_stat_activity shows the connection as `LISTEN convene_room_events; …`.
+      await client.query(`LISTEN ${CHANNEL}; LISTEN ${this.checkChannel}`);
     } catch (err) {
       lost(err as Error);
       throw err;
@@ -278,6 +288,14 @@ export class PgRoomBus implements RoomBus {
       return;
     }
     this.listener = client;
+    check = new ListenCheck({
+      send: async (token) => {
+        await this.pool.query('select pg_notify($1, $2)', [this.checkChannel, token]);
+      },
+      stalled: () => lost(new Error('the LISTEN connection stopped delivering notifications')),
+    });
+    this.check = check;
+    check.start();
     if (this.lostAt !== undefined) this.logger.warn({ after_ms: Date.now() - this.lostAt }, 'realtime LISTEN connection back');
     this.lostAt = undefined;
   }
@@ -285,6 +303,7 @@ export class PgRoomBus implements RoomBus {
   async close(): Promise<void> {
     this.closing = true;
     clearTimeout(this.retry);
+    this.check?.stop();
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => {});
