@@ -129,13 +129,7 @@ test('GET /readyz answers 503 within a few seconds while PostgreSQL hangs (pause
 }, 120_000);
 
 test('after an outage longer than one reconnect attempt, the realtime bus listens again and sockets receive live events', async () => {
-  const created = await api.call('POST', '/api/v1/tenants', { 'X-Admin-Key': ADMIN_KEY }, { name: 'Realtime' });
-  const auth = { 'X-API-Key': created.body.data.api_key as string };
-  const room = await api.call('POST', '/api/v1/rooms', auth, { name: 'after the outage' });
-  const people: Array<{ access_token: string }> = [];
-  for (const display_name of ['Ada', 'Grace']) people.push((await api.call('POST', `/api/v1/rooms/${room.body.id}/participants`, auth, { display_name })).body);
-  const before = await connect(api.wsUrl, people[0].access_token);
-  await before.next('room.snapshot');
+  const { people, before } = await roomOfTwoWithASocket();
 
   // Down for several of the bus's reconnect attempts (one a second): each of them fails, and the last must not be the end.
   const port = postgres.port;
@@ -152,13 +146,7 @@ test('after an outage longer than one reconnect attempt, the realtime bus listen
 }, 120_000);
 
 test('a LISTEN connection that falls silent without an error (its backend hangs) is replaced: sockets are told to resume and events flow again', async () => {
-  const created = await api.call('POST', '/api/v1/tenants', { 'X-Admin-Key': ADMIN_KEY }, { name: 'Silent feed' });
-  const auth = { 'X-API-Key': created.body.data.api_key as string };
-  const room = await api.call('POST', '/api/v1/rooms', auth, { name: 'silent feed' });
-  const people: Array<{ access_token: string }> = [];
-  for (const display_name of ['Ada', 'Grace']) people.push((await api.call('POST', `/api/v1/rooms/${room.body.id}/participants`, auth, { display_name })).body);
-  const before = await connect(api.wsUrl, people[0].access_token);
-  await before.next('room.snapshot');
+  const { people, before } = await roomOfTwoWithASocket();
 
   // Only the API's LISTEN backend stops (as a half-open connection after a partition or a failover would look): no
   // error reaches the API, the database answers everything else.
@@ -180,6 +168,18 @@ test('a LISTEN connection that falls silent without an error (its backend hangs)
     process.kill(listener, 'SIGCONT');
   }
 }, 120_000);
+
+/** A new tenant's room with two participants, the first of them connected (its snapshot read). */
+async function roomOfTwoWithASocket(): Promise<{ people: Array<{ access_token: string }>; before: TestSocket }> {
+  const created = await api.call('POST', '/api/v1/tenants', { 'X-Admin-Key': ADMIN_KEY }, { name: 'Realtime' });
+  const auth = { 'X-API-Key': created.body.data.api_key as string };
+  const room = await api.call('POST', '/api/v1/rooms', auth, { name: 'realtime' });
+  const people: Array<{ access_token: string }> = [];
+  for (const display_name of ['Ada', 'Grace']) people.push((await api.call('POST', `/api/v1/rooms/${room.body.id}/participants`, auth, { display_name })).body);
+  const before = await connect(api.wsUrl, people[0].access_token);
+  await before.next('room.snapshot');
+  return { people, before };
+}
 
 /** Whether a socket of the first person sees the second person's socket join, tried for up to ~60 s (the bus may be reconnecting). */
 async function liveEventsFlow(people: Array<{ access_token: string }>): Promise<boolean> {
