@@ -61,6 +61,8 @@ const CHANNEL = 'convene_room_events';
 // NOTIFY refuses payloads of 8000 bytes or more; keep a margin.
 const MAX_PAYLOAD_BYTES = 7900;
 const RECONNECT_DELAY_MS = 1000;
+/** How long close() waits for the LISTEN connection's goodbye. */
+const CLOSE_WAIT_MS = 2000;
 /** A room keeps at most its last this many events for clients that resume (docs/decisions.md §11). */
 export const RESUME_MAX_EVENTS = 1000;
 
@@ -306,7 +308,10 @@ export class PgRoomBus implements RoomBus {
     this.check?.stop();
     const listener = this.listener;
     this.listener = undefined;
-    await listener?.end().catch(() => {});
+    // Bounded: on a half-open connection (a partition) the server's goodbye never comes, and shutdown must not wait for it.
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([listener?.end().catch(() => {}), new Promise((resolve) => (bound = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+    clearTimeout(bound);
     await this.delivery;
     await this.pool.end();
   }

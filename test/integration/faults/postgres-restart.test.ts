@@ -169,6 +169,29 @@ test('a LISTEN connection that falls silent without an error (its backend hangs)
   }
 }, 120_000);
 
+test('an API instance whose LISTEN backend hangs still shuts down on SIGTERM (it does not wait for a goodbye that never comes)', async () => {
+  const other = await startApiProcess(postgres.url('convene'), { ADMIN_API_KEY: ADMIN_KEY }, 'second API process');
+  const client = new pg.Client({ connectionString: postgres.url('convene') });
+  await client.connect();
+  // The newest LISTEN backend is the second process's (the first one's was opened earlier).
+  const { rows } = await client.query<{ pid: number }>(
+    `select pid from pg_stat_activity where query like 'LISTEN convene_room_events%' and datname = current_database() order by backend_start desc limit 1`,
+  );
+  await client.end();
+  process.kill(rows[0].pid, 'SIGSTOP');
+  const exited = other.stop(); // SIGTERM; resolves on exit
+  let outcome: string;
+  try {
+    // A generous deadline, not a measurement: before close() was bounded, the process waited until the backend woke.
+    outcome = await Promise.race([exited.then(() => 'exited'), new Promise<string>((r) => setTimeout(() => r('still running after 30 s'), 30_000))]);
+  } finally {
+    process.kill(rows[0].pid, 'SIGCONT');
+  }
+  await exited;
+  expect(outcome).toBe('exited');
+  expect(other.proc.exitCode).toBe(0);
+}, 60_000);
+
 /** A new tenant's room with two participants, the first of them connected (its snapshot read). */
 async function roomOfTwoWithASocket(): Promise<{ people: Array<{ access_token: string }>; before: TestSocket }> {
   const created = await api.call('POST', '/api/v1/tenants', { 'X-Admin-Key': ADMIN_KEY }, { name: 'Realtime' });
