@@ -2,7 +2,7 @@
 // that leaves the old primary's socket half-open, a backend that hangs. Then there is no error and no 'end', only
 // silence, and an instance whose feed is silent sends its sockets nothing, for as long as it runs. So the room bus
 // (pg-bus.ts) notifies itself every few seconds on a channel of its own, through its pool: a notification the pool has
-// sent and the listener has not received within `stalledAfterMs` means the listener is dead. A notification the pool
+// sent and the listener has not received within STALLED_AFTER_MS (10 s) means the listener is dead. A notification the pool
 // could not send says nothing about the listener (the database is unreachable, and the listener hears of that itself)
 // and is not counted.
 
@@ -11,8 +11,6 @@ export interface ListenCheckOptions {
   send(token: string): Promise<void>;
   /** Called once, when a sent token has not come back in time. */
   stalled(): void;
-  everyMs?: number;
-  stalledAfterMs?: number;
 }
 
 const EVERY_MS = 5_000;
@@ -30,7 +28,7 @@ export class ListenCheck {
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.tick(), this.o.everyMs ?? EVERY_MS);
+    this.timer = setInterval(() => void this.tick(), EVERY_MS);
     this.timer.unref();
   }
 
@@ -46,7 +44,7 @@ export class ListenCheck {
   private async tick(): Promise<void> {
     const pending = this.pending;
     if (pending) {
-      if (pending.sentAt !== undefined && Date.now() - pending.sentAt > (this.o.stalledAfterMs ?? STALLED_AFTER_MS)) {
+      if (pending.sentAt !== undefined && Date.now() - pending.sentAt > STALLED_AFTER_MS) {
         this.stop();
         this.o.stalled();
       }
