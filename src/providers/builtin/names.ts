@@ -4,9 +4,22 @@
 // does not start and the lexicon does not know it as an ordinary word ("Kenji", "Fabrikam"). Words in the slots where
 // people are addressed ("raj could you …", "let's have priya …") may be names the lexicon does not know; those slots
 // use `isLooseName`.
-import nlp from 'compromise';
+import { createRequire } from 'node:module';
 
-const LEXICON = (nlp.model() as { one: { lexicon: Record<string, string | string[] | undefined> } }).one.lexicon;
+type Compromise = typeof import('compromise').default;
+
+// Loaded on first use, not at import: building its English model costs a quarter of a second of CPU, and every process
+// and test file that imports the provider registry (all of them) would pay it, though only post-meeting analysis uses it.
+const requireHere = createRequire(import.meta.url);
+let compromise: { nlp: Compromise; lexicon: Record<string, string | string[] | undefined> } | undefined;
+function loaded(): NonNullable<typeof compromise> {
+  if (!compromise) {
+    const nlp = requireHere('compromise') as Compromise;
+    compromise = { nlp, lexicon: (nlp.model() as { one: { lexicon: Record<string, string | string[] | undefined> } }).one.lexicon };
+  }
+  return compromise;
+}
+const nlp = (text: string) => loaded().nlp(text);
 const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person']);
 
 /** Titles spoken before a name ("Dr Patel", "council member Diaz"): part of how the owner is written. */
@@ -26,7 +39,7 @@ const NEVER_NAMES = new Set(
 );
 
 function lexiconTags(word: string): string[] {
-  const tags = LEXICON[word.toLowerCase()];
+  const tags = loaded().lexicon[word.toLowerCase()];
   return tags === undefined ? [] : Array.isArray(tags) ? tags : [tags];
 }
 
