@@ -19,7 +19,7 @@ import { tenantRateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-context.ts';
 import { requestLog } from './http/request-log.ts';
 import { cacheValidatorRouteMatching } from './http/route-cache.ts';
-import { shareResponseSchemaCompilation } from './http/response-schema-sharing.ts';
+import { shareValidatorSchemaCompilation } from './http/validator-schema-sharing.ts';
 import { upstreamSignatureGuard } from './http/upstream-signature.ts';
 import { bindOperations, type OperationHandlers } from './http/router.ts';
 import { schemaBounds } from './http/schema-bounds.ts';
@@ -121,7 +121,7 @@ export function createApp(deps: AppDeps): Express {
   // Arrays over maxItems, strings over maxLength, too many unknown fields: refused before Ajv validates what they hold.
   app.use(schemaBounds(spec, operations));
   cacheValidatorRouteMatching(); // each route's regular expression compiled once, not per request (route-cache.ts)
-  if (config.validateResponses) shareResponseSchemaCompilation(); // the spec compiled once for it (response-schema-sharing.ts)
+  shareValidatorSchemaCompilation(); // the spec compiled once per validator, not once per route (validator-schema-sharing.ts)
   app.use(
     OpenApiValidator.middleware({
       apiSpec: fileURLToPath(OPENAPI_PATH),
