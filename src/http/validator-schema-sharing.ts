@@ -11,7 +11,9 @@ import { createRequire } from 'node:module';
  * The library reads `useAjvCache` off its util module's exports at each call (as route-cache.ts relies on for
  * path-to-regexp), so wrapping that export here hands Ajv, instead of such a root, a copy of the root without `paths`
  * and `components` whose local `$ref`s point into one copy of the spec, added once to that Ajv. The components then
- * compile once per Ajv, as functions the validators call (`inlineRefs: false`), not as code repeated in each. What a
+ * compile once per Ajv, as functions the validators call (`inlineRefs: false`), not as code repeated in each. A `$ref`
+ * from a validator's own root is compiled for that validator, so it goes through a one-line entry of the shared copy's
+ * `refs` table (`{ $ref: '#/components/schemas/Room' }`), and what that entry reaches is compiled once. What a
  * validator accepts does not change: the same schemas, reached by reference (test/unit/http/validator-schema-sharing.test.ts
  * compares verdicts with and without). A schema of another shape goes to the library's own path unchanged.
  */
@@ -32,8 +34,8 @@ interface LibraryRoot {
   [keyword: string]: unknown;
 }
 
-/** The spec's `paths` object added to each Ajv: a root with other paths (another spec) is left to the library. */
-const specOf = new WeakMap<AjvLike, object>();
+/** Per Ajv: the spec's `paths` object added to it (a root with other paths is left to the library), and its `refs` table. */
+const specOf = new WeakMap<AjvLike, { paths: object; refs: Set<string> }>();
 let compiledByReference = 0;
 let installed = false;
 
@@ -54,15 +56,20 @@ export function validatorsCompiledByReference(): number {
 function byReference(ajv: AjvLike, schema: unknown): object | undefined {
   if (!isLibraryRoot(schema)) return undefined;
   const { paths, components, ...own } = schema;
-  const added = specOf.get(ajv);
-  if (added !== undefined && added !== paths) return undefined;
-  const copy = withSharedRefs(own, new Set());
-  if (copy === undefined) return undefined;
+  let added = specOf.get(ajv);
+  if (added !== undefined && added.paths !== paths) return undefined;
   if (added === undefined) {
+    // Every local reference the spec makes, each an entry of the table: what a validator's root refers to is among them.
+    const refs = new Set<string>();
+    collectLocalRefs({ paths, components }, refs, new Set());
+    const table = Object.fromEntries([...refs].map((ref) => [ref, { $ref: ref }]));
     ajv.opts.inlineRefs = false;
-    ajv.addSchema({ paths, components }, SPEC_KEY);
-    specOf.set(ajv, paths);
+    ajv.addSchema({ paths, components, refs: table }, SPEC_KEY);
+    added = { paths, refs };
+    specOf.set(ajv, added);
   }
+  const copy = withSharedRefs(own, added.refs, new Set());
+  if (copy === undefined) return undefined;
   compiledByReference += 1;
   return copy as object;
 }
@@ -73,23 +80,38 @@ function isLibraryRoot(schema: unknown): schema is LibraryRoot {
   return typeof root.paths === 'object' && root.paths !== null && typeof root.components === 'object' && root.components !== null;
 }
 
+function collectLocalRefs(node: unknown, refs: Set<string>, seen: Set<object>): void {
+  if (typeof node !== 'object' || node === null || seen.has(node)) return;
+  seen.add(node);
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$ref' && typeof value === 'string' && value.startsWith('#/')) refs.add(value);
+    else collectLocalRefs(value, refs, seen);
+  }
+}
+
+/** The shared spec's place for a local reference: its `refs` entry when it has one, else the place itself. */
+function sharedRef(ref: string, table: Set<string>): string {
+  const escaped = encodeURIComponent(ref.replaceAll('~', '~0').replaceAll('/', '~1'));
+  return table.has(ref) ? `${SPEC_KEY}#/refs/${escaped}` : `${SPEC_KEY}${ref}`;
+}
+
 /** A deep copy with every local `$ref` ("#/components/…", "#/paths/…") made to point into the shared spec; undefined on a cycle. */
-function withSharedRefs(node: unknown, ancestors: Set<object>): unknown {
+function withSharedRefs(node: unknown, table: Set<string>, ancestors: Set<object>): unknown {
   if (typeof node !== 'object' || node === null) return node;
   if (ancestors.has(node)) return undefined;
   ancestors.add(node);
   try {
     if (Array.isArray(node)) {
-      const items = node.map((item) => withSharedRefs(item, ancestors));
+      const items = node.map((item) => withSharedRefs(item, table, ancestors));
       return items.some((item, i) => item === undefined && node[i] !== undefined) ? undefined : items;
     }
     const copy: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(node)) {
       if (key === '$ref' && typeof value === 'string' && value.startsWith('#/')) {
-        copy[key] = `${SPEC_KEY}${value}`;
+        copy[key] = sharedRef(value, table);
         continue;
       }
-      const copied = withSharedRefs(value, ancestors);
+      const copied = withSharedRefs(value, table, ancestors);
       if (copied === undefined && value !== undefined) return undefined;
       copy[key] = copied;
     }
