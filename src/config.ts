@@ -3,6 +3,7 @@
 
 import { compileTrustProxy } from './security/trust-proxy.ts';
 import { parseSecretsKeys } from './security/secret-box.ts';
+import type { OutsideStepTimings } from '../workflows/shared.ts';
 
 /** Default task queue (TEMPORAL_TASK_QUEUE overrides it; the worker and the API read the same setting). */
 export const DEFAULT_TASK_QUEUE = 'convene';
@@ -53,6 +54,12 @@ export interface Config {
    * timeouts, connection errors) before the step is recorded as failed, seconds (docs/decisions.md §9; backoff capped at 5 min).
    */
   postMeetingRetryWindowSeconds: number;
+  /**
+   * SHORT_OUTSIDE_STEP_TIMINGS (NODE_ENV=test only): the shorter heartbeat timeout and retry delays every run handed
+   * over from this process gets for its steps that call a service outside the database (workflows/shared.ts
+   * OutsideStepTimings); undefined everywhere else, so runs get the workflows' own.
+   */
+  outsideStepTimings: OutsideStepTimings | undefined;
   wsOriginPatterns: string[];
   rateLimitPerMinute: number;
   /**
@@ -72,7 +79,21 @@ export interface Config {
    * WebSocket caps (docs/decisions.md §11): sockets per participant (the oldest is replaced) and upgrades per address; and
    * how long a room's events are kept for clients that resume (at most its last 1,000).
    */
-  ws: { maxSocketsPerParticipant: number; upgradesPerAddressPerMinute: number; resumeWindowSeconds: number };
+  ws: {
+    maxSocketsPerParticipant: number;
+    upgradesPerAddressPerMinute: number;
+    resumeWindowSeconds: number;
+    /**
+     * After how long without a heartbeat a socket's presence row belongs to a dead instance, seconds
+     * (src/realtime/presence.ts): its participant then leaves. Each instance refreshes its rows every third of it.
+     */
+    presenceStaleAfterSeconds: number;
+    /**
+     * How often the room bus checks that its LISTEN connection still delivers, seconds (src/realtime/listen-check.ts);
+     * a check not back within twice this counts as a lost connection.
+     */
+    listenCheckIntervalSeconds: number;
+  };
   tokens: { issuer: string; audience: string; tenantAccessTtl: number; participantTtl: number; refreshTtl: number };
   /** Validate every response against spec/openapi.yaml (on in tests; costs time in production). */
   validateResponses: boolean;
@@ -200,7 +221,9 @@ export function loadConfig(env: Env = process.env): Config {
     // store that never comes back waits one short window, not a minute and more (docs/decisions.md §7).
     ingestRetryWindowSeconds: read.duration('INGEST_RETRY_WINDOW', 24 * 3600, nodeEnv === 'test' ? 10 : 60, 30 * 24 * 3600),
     handoverPollMs: read.integer('HANDOVER_POLL_MS', 2000, 50, 60_000),
-    postMeetingRetryWindowSeconds: read.duration('POST_MEETING_RETRY_WINDOW', 30 * 60, 10, 7 * 24 * 3600),
+    // 10 s at least; under NODE_ENV=test 2 s, so the test of an AI provider that never recovers waits one short window.
+    postMeetingRetryWindowSeconds: read.duration('POST_MEETING_RETRY_WINDOW', 30 * 60, nodeEnv === 'test' ? 2 : 10, 7 * 24 * 3600),
+    outsideStepTimings: read.boolean('SHORT_OUTSIDE_STEP_TIMINGS', false) ? shortOutsideStepTimings(nodeEnv) : undefined,
     wsOriginPatterns: read.list('WS_ORIGIN_PATTERNS', ['http://localhost:*', 'http://127.0.0.1:*', 'https://localhost:*', 'https://127.0.0.1:*']),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
     authFailureLimitPerMinute: read.integer('AUTH_FAILURE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
@@ -211,6 +234,15 @@ export function loadConfig(env: Env = process.env): Config {
       upgradesPerAddressPerMinute: read.integer('WS_UPGRADES_PER_ADDRESS_PER_MINUTE', 120, 1, 1_000_000),
       // Room events kept for resume (docs/decisions.md §11), also capped at each room's last 1,000.
       resumeWindowSeconds: read.duration('WS_RESUME_WINDOW', 600, 1, 24 * 3600),
+      // A crashed instance's participants stay present this long. The heartbeat (a third of it) leaves room for two
+      // missed refreshes before a live instance's sockets stop counting; below 5 s (heartbeats under 2 s) a GC pause or a
+      // slow commit would reap live sockets, and beyond 10 minutes the dead look present for too long.
+      presenceStaleAfterSeconds: read.duration('WS_PRESENCE_STALE_AFTER', 30, 5, 600),
+      // A silent LISTEN connection is noticed two to four intervals after it stops. A second at least: the deadline (two
+      // intervals) must stay well above a busy event loop's delays, or a live connection would pass for a dead one and
+      // every socket of the instance be told to resume; a minute at most, or an instance could send its sockets nothing
+      // for minutes.
+      listenCheckIntervalSeconds: read.duration('WS_LISTEN_CHECK_INTERVAL', 5, 1, 60),
     },
     tokens: {
       issuer: read.string('JWT_ISSUER', 'convene'),
@@ -262,6 +294,22 @@ export function loadConfig(env: Env = process.env): Config {
     tracing: readTracingConfig(read),
   };
   return config;
+}
+
+/**
+ * The heartbeat timeout and retry delays SHORT_OUTSIDE_STEP_TIMINGS gives the provider steps of the runs a test starts
+ * (workflows/shared.ts OutsideStepTimings), instead of 15 s (a webhook attempt's 10 s) and a first retry after 2 to
+ * 10 s doubling: a worker killed mid-step is noticed and the step retried in about 5 s instead of 11 to 25 s, and a step
+ * whose outage outlasts its retry window is retried every 2 s at most, so it fails soon after the window ends.
+ * The heartbeat timeout keeps room for a busy machine: the SDK sends heartbeats every 0.8 of it (4 s), and the
+ * transcription step heartbeats a third of it while the provider works (src/activities/transcription.ts).
+ */
+export const SHORT_OUTSIDE_STEP_TIMINGS: OutsideStepTimings = { heartbeatTimeoutMs: 5000, initialIntervalMs: 500, maximumIntervalMs: 2000 };
+
+/** Tests only: a production or development run never gets shorter timings than its workflow's (the commands it records). */
+function shortOutsideStepTimings(nodeEnv: NodeEnv): OutsideStepTimings {
+  if (nodeEnv !== 'test') throw new ConfigError('Invalid SHORT_OUTSIDE_STEP_TIMINGS: may be set under NODE_ENV=test only');
+  return SHORT_OUTSIDE_STEP_TIMINGS;
 }
 
 /** The OpenTelemetry variables Convene decides on (OTLP over HTTP only: a grpc protocol is refused, not ignored). */

@@ -88,7 +88,11 @@ async function runApi(config: Config, logger: Logger, databaseUrl: string): Prom
       logger,
       authFailures,
     },
-    { maxSocketsPerParticipant: config.ws.maxSocketsPerParticipant, upgradesPerAddressPerMinute: config.ws.upgradesPerAddressPerMinute },
+    {
+      maxSocketsPerParticipant: config.ws.maxSocketsPerParticipant,
+      upgradesPerAddressPerMinute: config.ws.upgradesPerAddressPerMinute,
+      presenceStaleAfterSeconds: config.ws.presenceStaleAfterSeconds,
+    },
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -39,6 +39,7 @@ export async function runWorker(config: Config, logger: Logger, databaseUrl: str
     secretBox,
     ssrfPolicy: ssrfPolicy(config),
     postMeetingRetryWindowSeconds: config.postMeetingRetryWindowSeconds,
+    presenceStaleAfterSeconds: config.ws.presenceStaleAfterSeconds,
   });
   installRuntime(config.temporal.taskQueue, logger, config.worker.sdkMetricsAddress);
   const connection = await NativeConnection.connect({ address: config.temporal.address });

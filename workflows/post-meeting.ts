@@ -25,11 +25,13 @@ import {
   ANALYSIS_RETRY,
   databaseStep,
   DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS,
+  outsideStepOverrides,
   retryWindowDeadlineMs,
   searchAttributesFor,
   transcriptionTaskQueue,
   transcriptionWorkflowId,
   TRANSCRIBE_RETRY,
+  type OutsideStepTimings,
   type PostMeetingInput,
   type StepTimings,
 } from './shared.ts';
@@ -50,7 +52,8 @@ type StepOverrides = ReturnType<typeof databaseStep> | Record<string, never>;
 const stepOverrides = (timings: StepTimings | undefined): StepOverrides => (timings ? databaseStep([TRANSCRIPTION_FAILURE.transcriptGone], timings) : {});
 
 // The provider call, with the transcription workflow's policy (workflows/transcription.ts): heartbeats, transient
-// failures retried until the retry window ends, refusals at once.
+// failures retried until the retry window ends, refusals at once. The input's outsideStepTimings (tests only) shorten
+// its heartbeat timeout and retry delays, and the analyser's retry delays; absent, these (workflows/shared.ts).
 const provider = proxyActivities<TranscriptionActivities>({
   startToCloseTimeout: `${TRANSCRIBE_ATTEMPT_SECONDS} seconds`,
   heartbeatTimeout: '15 seconds',
@@ -76,7 +79,7 @@ export interface PostMeetingOutcome {
   deliveryId: string | null;
 }
 
-export async function postMeetingWorkflow({ recordingId, run, stepTimings }: PostMeetingInput): Promise<PostMeetingOutcome> {
+export async function postMeetingWorkflow({ recordingId, run, stepTimings, outsideStepTimings }: PostMeetingInput): Promise<PostMeetingOutcome> {
   const steps = stepOverrides(stepTimings);
   // Run 1's inputs are exactly what they were before re-runs existed (replays of older histories stay identical).
   const rerun = run !== undefined && run > 1 ? { run } : {};
@@ -97,7 +100,7 @@ export async function postMeetingWorkflow({ recordingId, run, stepTimings }: Pos
     // A re-run keeps a completed transcript (docs/decisions.md §9): nothing to transcribe again.
     if (transcriptId && !created?.completed) {
       try {
-        if (inline) await transcribe(transcriptId, retryWindowSeconds, created?.provider, steps);
+        if (inline) await transcribe(transcriptId, retryWindowSeconds, created?.provider, steps, outsideStepTimings);
         else {
           await executeChild(transcriptionWorkflow, {
             workflowId: transcriptionWorkflowId(transcriptId),
@@ -117,7 +120,11 @@ export async function postMeetingWorkflow({ recordingId, run, stepTimings }: Pos
     try {
       // The window, plus one full attempt begun just before it ends (a stalled attempt never reaches the window check).
       ({ summarised } = await analysis.summarisePostMeeting.executeWithOptions(
-        { summary: 'summary and action items', scheduleToCloseTimeout: retryWindowDeadlineMs(retryWindowSeconds, ANALYSIS_ATTEMPT_SECONDS) },
+        {
+          summary: 'summary and action items',
+          scheduleToCloseTimeout: retryWindowDeadlineMs(retryWindowSeconds, ANALYSIS_ATTEMPT_SECONDS),
+          ...outsideStepOverrides(outsideStepTimings, { heartbeats: false }),
+        },
         [{ recordingId }],
       ));
     } catch (err) {
@@ -141,7 +148,13 @@ export async function postMeetingWorkflow({ recordingId, run, stepTimings }: Pos
  * stored; on failure `failed` with the reason, rethrown for the errors[] entry. A vanished transcript ends the step.
  * The call runs on its provider's task queue, where the provider's concurrency limit makes it wait in Temporal.
  */
-async function transcribe(transcriptId: string, retryWindowSeconds: number, providerId: string | undefined, steps: StepOverrides): Promise<void> {
+async function transcribe(
+  transcriptId: string,
+  retryWindowSeconds: number,
+  providerId: string | undefined,
+  steps: StepOverrides,
+  outsideStepTimings: OutsideStepTimings | undefined,
+): Promise<void> {
   try {
     // The window, plus one full attempt begun just before it ends (as in workflows/transcription.ts).
     await provider.transcribePostMeetingRecording.executeWithOptions(
@@ -149,6 +162,7 @@ async function transcribe(transcriptId: string, retryWindowSeconds: number, prov
         ...(providerId ? { taskQueue: transcriptionTaskQueue(workflowInfo().taskQueue, providerId) } : {}),
         summary: 'mark processing, stream the recording to the provider, store the segments',
         scheduleToCloseTimeout: retryWindowDeadlineMs(retryWindowSeconds, TRANSCRIBE_ATTEMPT_SECONDS),
+        ...outsideStepOverrides(outsideStepTimings, { heartbeats: true }),
       },
       [{ transcriptId }],
     );

@@ -16,6 +16,7 @@ import { recordingRetentionWorkflow } from './recording-retention.ts';
 import {
   databaseStep,
   INGEST_TRANSFER_RETRY,
+  outsideStepOverrides,
   postMeetingWorkflowId,
   recordingRetentionWorkflowId,
   retryWindowDeadlineMs,
@@ -42,7 +43,8 @@ const TRANSFER_ATTEMPT_SECONDS = 4 * 3600;
 // An attempt that ends in a heartbeat timeout (a stalled download or S3 call) never reaches that check, so each call
 // also gets a scheduleToCloseTimeout derived from the window (retryWindowDeadlineMs, workflows/shared.ts): the window,
 // plus one full attempt begun just before it ends. Without it, such stalls would be retried for ever with the recording
-// in `processing`.
+// in `processing`. The input's outsideStepTimings (tests only) shorten its heartbeat timeout and retry delays; absent,
+// these (workflows/shared.ts OutsideStepTimings).
 const transfer = proxyActivities<RecordingActivities>({
   summary: 'download from upstream, store in S3',
   startToCloseTimeout: `${TRANSFER_ATTEMPT_SECONDS} seconds`,
@@ -54,9 +56,13 @@ export async function recordingIngestWorkflow(input: IngestRecordingInput): Prom
   const { recordingId } = input;
   try {
     const { retryWindowSeconds } = input;
-    const stored = await transfer.storeRecordingFile.executeWithOptions({ scheduleToCloseTimeout: retryWindowDeadlineMs(retryWindowSeconds, TRANSFER_ATTEMPT_SECONDS) }, [
-      { recordingId, retryWindowSeconds },
-    ]);
+    const stored = await transfer.storeRecordingFile.executeWithOptions(
+      {
+        scheduleToCloseTimeout: retryWindowDeadlineMs(retryWindowSeconds, TRANSFER_ATTEMPT_SECONDS),
+        ...outsideStepOverrides(input.outsideStepTimings, { heartbeats: true }),
+      },
+      [{ recordingId, retryWindowSeconds }],
+    );
     const { durationSeconds, ...file } = stored;
     const ready = await bookkeeping('mark the recording ready', input.stepTimings).markRecordingReady({ recordingId, stored: file, durationSeconds });
     if (patched(CHILDREN_TOGETHER_PATCH)) {
@@ -124,11 +130,11 @@ function innermost(err: unknown): string {
  * Post-meeting processing (docs/decisions.md §9) runs on its own (abandoned by this run), one per recording: a repeat start
  * (an ingestion replayed after Recover) finds the first run and is ignored.
  */
-async function startPostMeeting({ recordingId, tenantId, roomId, stepTimings }: IngestRecordingInput): Promise<void> {
+async function startPostMeeting({ recordingId, tenantId, roomId, stepTimings, outsideStepTimings }: IngestRecordingInput): Promise<void> {
   try {
     await startChild('postMeetingWorkflow', {
       workflowId: postMeetingWorkflowId(recordingId),
-      args: [{ recordingId, ...(stepTimings ? { stepTimings } : {}) }],
+      args: [{ recordingId, ...(stepTimings ? { stepTimings } : {}), ...(outsideStepTimings ? { outsideStepTimings } : {}) }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       typedSearchAttributes: searchAttributesFor({ tenantId, roomId, recordingId }),
       staticSummary: `post-meeting processing of recording ${recordingId}: transcribe, summarise, deliver`,

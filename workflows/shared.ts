@@ -87,10 +87,14 @@ export interface PostMeetingInput {
   run?: number;
   /** Shorter database-step timings (fault tests only; StepTimings). Absent: the defaults. */
   stepTimings?: StepTimings;
+  /** Shorter waits of the provider steps (tests only; OutsideStepTimings). Absent: the defaults. */
+  outsideStepTimings?: OutsideStepTimings;
 }
 
 export interface TranscriptionInput {
   transcriptId: string;
+  /** Shorter waits of the provider step (tests only; OutsideStepTimings). Absent: the defaults. */
+  outsideStepTimings?: OutsideStepTimings;
 }
 
 /** How long a post-meeting step (transcription, AI) retries transient provider failures when no setting says
@@ -99,6 +103,8 @@ export const DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS = 30 * 60;
 
 export interface WebhookDeliveryInput {
   deliveryId: string;
+  /** Shorter waits of the attempts (tests only; OutsideStepTimings). Absent: the defaults. */
+  outsideStepTimings?: OutsideStepTimings;
 }
 
 /** Sent by Stop Recording to the auto-stop workflow, which then ends without stopping anything. */
@@ -147,6 +153,8 @@ export interface IngestRecordingInput {
   retryWindowSeconds: number;
   /** Shorter database-step timings (fault tests only; StepTimings), passed on to the post-meeting child. Absent: the defaults. */
   stepTimings?: StepTimings;
+  /** Shorter waits of the transfer (tests only; OutsideStepTimings), passed on to the post-meeting child. Absent: the defaults. */
+  outsideStepTimings?: OutsideStepTimings;
 }
 
 /*
@@ -245,6 +253,36 @@ export function databaseStep(nonRetryableErrorTypes: string[] = [], timings?: St
     return { startToCloseTimeout: attemptTimeoutMs, retry } as const;
   }
   return { startToCloseTimeout: '30 seconds', retry: { ...DATABASE_STEP_RETRY, nonRetryableErrorTypes } } as const;
+}
+
+/**
+ * Shorter Temporal-side waits for a run's steps that call a service outside the database (ingestion's transfer, the
+ * transcription and AI providers, a webhook POST), carried in the run's input (IngestRecordingInput, PostMeetingInput,
+ * TranscriptionInput, WebhookDeliveryInput: `outsideStepTimings`) as StepTimings are, so that a replay builds the same
+ * commands. No production start sets them (SHORT_OUTSIDE_STEP_TIMINGS, src/config.ts, is refused outside NODE_ENV=test):
+ * every run then gets its step's own heartbeat timeout and retry policy, the commands exactly as before the field
+ * existed. Why they exist: the fault tests of a worker killed mid-step wait out a heartbeat timeout (15 s, a webhook
+ * attempt's 10 s) and the first retry delay (up to 10 s), and the tests of an outage that outlasts its retry window wait
+ * out backoff that doubles from seconds; on the real Temporal dev server that is real time, most of those tests' length.
+ */
+export interface OutsideStepTimings {
+  /** Replaces the step's heartbeat timeout, in ms (a step without one gets none). */
+  heartbeatTimeoutMs: number;
+  /** The first retry's delay, in ms; each next one doubles (the step's backoffCoefficient). */
+  initialIntervalMs: number;
+  /** The cap of the retry delays, in ms. */
+  maximumIntervalMs: number;
+}
+
+/**
+ * The options `timings` lays over an outside step's own (its proxy's: heartbeatTimeout, retry), for executeWithOptions,
+ * which merges them in deeply (the step keeps its non-retryable types and backoff coefficient). None when `timings` is
+ * absent: the step's options unchanged. `heartbeats`: whether the step has a heartbeat timeout to replace.
+ */
+export function outsideStepOverrides(timings: OutsideStepTimings | undefined, { heartbeats }: { heartbeats: boolean }) {
+  if (!timings) return {};
+  const retry = { initialInterval: timings.initialIntervalMs, maximumInterval: timings.maximumIntervalMs };
+  return heartbeats ? { heartbeatTimeout: timings.heartbeatTimeoutMs, retry } : { retry };
 }
 
 /**

@@ -7,6 +7,7 @@ import { RUN_FAILURE, TRANSCRIPTION_FAILURE } from './failure-types.ts';
 import {
   databaseStep,
   DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS,
+  outsideStepOverrides,
   retryWindowDeadlineMs,
   TRANSCRIBE_RETRY,
   transcriptionTaskQueue,
@@ -24,7 +25,8 @@ export const TRANSCRIBE_ATTEMPT_SECONDS = 2 * 3600;
 // the heartbeat timeout and the transcription starts over elsewhere. Transient provider failures (429, 5xx, timeouts,
 // connection errors) retry per TRANSCRIBE_RETRY (workflows/shared.ts) until POST_MEETING_RETRY_WINDOW (30 min by
 // default) has passed: the activity then makes its failure permanent (docs/decisions.md §9). A refusal (401/403, other
-// 4xx, an unusable answer) fails at once.
+// 4xx, an unusable answer) fails at once. The input's outsideStepTimings (tests only) shorten its heartbeat timeout and
+// retry delays; absent, these (workflows/shared.ts OutsideStepTimings).
 const provider = proxyActivities<TranscriptionActivities>({
   startToCloseTimeout: `${TRANSCRIBE_ATTEMPT_SECONDS} seconds`,
   heartbeatTimeout: '15 seconds',
@@ -45,7 +47,7 @@ export interface TranscriptionOutcome {
  */
 export const PROVIDER_QUEUE_PATCH = 'transcription-provider-queue';
 
-export async function transcriptionWorkflow({ transcriptId }: TranscriptionInput): Promise<TranscriptionOutcome> {
+export async function transcriptionWorkflow({ transcriptId, outsideStepTimings }: TranscriptionInput): Promise<TranscriptionOutcome> {
   const marked = await bookkeeping.markTranscriptProcessing.executeWithOptions({ summary: 'mark transcript processing' }, [{ transcriptId }]);
   const { status } = marked;
   const retryWindowSeconds = marked.retryWindowSeconds ?? DEFAULT_POST_MEETING_RETRY_WINDOW_SECONDS;
@@ -61,6 +63,7 @@ export async function transcriptionWorkflow({ transcriptId }: TranscriptionInput
         ...(onProviderQueue ? { taskQueue: transcriptionTaskQueue(workflowInfo().taskQueue, marked.provider) } : {}),
         summary: 'stream the recording to the provider, store the segments',
         scheduleToCloseTimeout: retryWindowDeadlineMs(retryWindowSeconds, TRANSCRIBE_ATTEMPT_SECONDS),
+        ...outsideStepOverrides(outsideStepTimings, { heartbeats: true }),
       },
       [{ transcriptId }],
     );

@@ -4,7 +4,7 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../src/activities/deliveries.ts';
 import { DELIVERY_FAILURE } from './failure-types.ts';
-import { OUTSIDE_SERVICE_STEP_RETRY, type WebhookDeliveryInput } from './shared.ts';
+import { OUTSIDE_SERVICE_STEP_RETRY, outsideStepOverrides, type WebhookDeliveryInput } from './shared.ts';
 
 export interface WebhookDeliveryWorkflowInput extends WebhookDeliveryInput {
   /**
@@ -24,7 +24,8 @@ export interface WebhookDeliveryResult {
 
 // An attempt POSTs for at most WEBHOOK_TIMEOUT_MS (30 s) and heartbeats meanwhile: a worker killed mid-attempt is
 // noticed within the heartbeat timeout and the attempt runs again elsewhere. Activity retries cover our own failures
-// (database down, worker lost), never the receiver's answers, which are outcomes the activity records.
+// (database down, worker lost), never the receiver's answers, which are outcomes the activity records. The input's
+// outsideStepTimings (tests only) shorten the heartbeat timeout and retry delays; absent, these (workflows/shared.ts).
 const deliveries = proxyActivities<DeliveryActivities>({
   startToCloseTimeout: '3 minutes',
   heartbeatTimeout: '10 seconds',
@@ -33,12 +34,13 @@ const deliveries = proxyActivities<DeliveryActivities>({
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryWorkflowInput): Promise<WebhookDeliveryResult> {
   const { deliveryId, retryDelaysSeconds: delays } = input;
+  const timings = outsideStepOverrides(input.outsideStepTimings, { heartbeats: true });
   const total = delays.length;
   if (delays[0] > 0) await sleep(delays[0] * 1000, { summary: `first attempt in ${delays[0]} s` });
   for (let attempt = 1; attempt <= total; attempt++) {
     const nextDelaySeconds = attempt < total ? delays[attempt] : null;
     const decision = await deliveries.attemptWebhookDelivery.executeWithOptions(
-      { summary: `POST attempt ${attempt} of ${total}` },
+      { summary: `POST attempt ${attempt} of ${total}`, ...timings },
       [{ deliveryId, attempt, nextDelaySeconds }],
     );
     if (decision.status === 'succeeded' || decision.status === 'failed') return { status: decision.status, attempts: attempt };

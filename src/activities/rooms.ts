@@ -13,6 +13,8 @@ export interface RoomActivityDeps {
   tenants: Pick<TenantService, 'effectiveConfig'>;
   /** RoomService.end: ends the room; in the same transaction its sockets are told room.ended and closed with 4004. */
   rooms: { end(em: EntityManager, tenantId: string, roomId: string): Promise<unknown> };
+  /** WS_PRESENCE_STALE_AFTER, as the API instances count presence: a crashed instance's sockets do not keep a room. */
+  presenceStaleAfterSeconds: number;
 }
 
 export function createRoomActivities(deps: RoomActivityDeps) {
@@ -28,7 +30,7 @@ export function createRoomActivities(deps: RoomActivityDeps) {
       const em = deps.orm.em.fork();
       const room = await em.findOne(RoomSchema, { id: roomId, tenant: tenantId });
       if (!room || room.status !== 'active') return 'gone';
-      if ((await presentParticipantIds(em, roomId)).size > 0) return 'occupied';
+      if ((await presentParticipantIds(em, roomId, deps.presenceStaleAfterSeconds)).size > 0) return 'occupied';
       await deps.rooms.end(em, tenantId, roomId);
       return 'ended';
     },

@@ -35,7 +35,10 @@ export interface TranscriptionActivityDeps {
   postMeetingRetryWindowSeconds: number;
 }
 
-/** While the provider works on an uploaded file nothing flows: a heartbeat every few seconds says we are alive. */
+/**
+ * While the provider works on an uploaded file nothing flows: a heartbeat every few seconds says we are alive. Every
+ * 5 s with the workflows' 15 s heartbeat timeout; a third of a shorter one (the tests' OutsideStepTimings).
+ */
 const HEARTBEAT_EVERY_MS = 5_000;
 
 export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
@@ -52,7 +55,8 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
     if (prepared.kind === 'completed') return prepared.summary;
     const context = Context.current();
     let progress = { bytesDone: 0, bytesTotal: prepared.job.sizeBytes };
-    const alive = setInterval(() => context.heartbeat(progress), HEARTBEAT_EVERY_MS);
+    const every = Math.min(HEARTBEAT_EVERY_MS, (context.info.heartbeatTimeoutMs || Infinity) / 3);
+    const alive = setInterval(() => context.heartbeat(progress), every);
     let result;
     try {
       result = await runTranscription(store, prepared.job, {

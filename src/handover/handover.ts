@@ -8,8 +8,9 @@
 // own start is the hand-over recorded with it, and the timer re-reads the database before it ends a room.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { channel } from 'node:diagnostics_channel';
-import type { WorkflowSubject } from '../../workflows/shared.ts';
+import type { OutsideStepTimings, WorkflowSubject } from '../../workflows/shared.ts';
 import { currentTraceCarrier } from '../tracing/spans.ts';
+import { withOutsideStepTimings } from './starts.ts';
 
 /** A workflow start as the relay will make it: ids only in `args` (docs/decisions.md §13), never a secret. */
 export interface HandoverStart {
@@ -34,6 +35,8 @@ export interface HandoverStart {
 
 export interface HandoverOptions {
   taskQueue: string;
+  /** SHORT_OUTSIDE_STEP_TIMINGS (tests only, src/config.ts): laid into the input of every start recorded that takes them. */
+  outsideStepTimings?: OutsideStepTimings;
 }
 
 /**
@@ -63,9 +66,11 @@ export class Handovers {
 
   /**
    * Records `start` inside the caller's transaction (`tx` must be one: em.transactional's). It is started only if and
-   * once that transaction commits, in the trace of the caller (docs/decisions.md §12; none when tracing is off).
+   * once that transaction commits, in the trace of the caller (docs/decisions.md §12; none when tracing is off). A test
+   * process's outsideStepTimings go into its input (withOutsideStepTimings); a production process has none.
    */
-  async record(tx: EntityManager, start: HandoverStart): Promise<void> {
+  async record(tx: EntityManager, given: HandoverStart): Promise<void> {
+    const start = withOutsideStepTimings(given, this.options.outsideStepTimings);
     const trace = currentTraceCarrier();
     await tx.execute(
       'insert into workflow_handovers (workflow_type, workflow_id, task_queue, start, trace_context) values (?, ?, ?, ?, ?)',

@@ -18,10 +18,13 @@ type Produce = (sql: Sql) => Promise<Departure>;
 export class Departures {
   private readonly bus: PgRoomBus;
   private readonly timer: EmptyRoomTimer;
+  /** WS_PRESENCE_STALE_AFTER: whom "nobody present" counts. */
+  private readonly staleAfterSeconds: number;
 
-  constructor(deps: { bus: PgRoomBus; timer: EmptyRoomTimer }) {
+  constructor(deps: { bus: PgRoomBus; timer: EmptyRoomTimer; staleAfterSeconds: number }) {
     this.bus = deps.bus;
     this.timer = deps.timer;
+    this.staleAfterSeconds = deps.staleAfterSeconds;
   }
 
   /** Runs a departure in a transaction of its own, then tells the timer if the room is now empty. */
@@ -41,7 +44,7 @@ export class Departures {
     const { actions, departed } = await produce(sql);
     if (!departed) return { actions, result: null };
     const tenantId = await presence.activeRoomTenant(sql, roomId);
-    const empty = tenantId !== null && (await presence.presentCount(sql, roomId)) === 0;
+    const empty = tenantId !== null && (await presence.presentCount(sql, roomId, this.staleAfterSeconds)) === 0;
     return { actions, result: empty ? tenantId : null };
   }
 

@@ -42,6 +42,11 @@ export interface GatewayOptions {
   maxSocketsPerParticipant?: number;
   /** Upgrades one client address may attempt per minute on this instance; beyond that 429 before the upgrade. */
   upgradesPerAddressPerMinute?: number;
+  /**
+   * After how long without a heartbeat a socket's presence row belongs to a dead instance (WS_PRESENCE_STALE_AFTER); this
+   * instance refreshes its own rows every third of it and reaps the stale rows of others as often.
+   */
+  presenceStaleAfterSeconds?: number;
 }
 
 export interface GatewayDeps extends UpgradeAuthDeps {
@@ -70,6 +75,7 @@ const DEFAULTS = {
   closeTimeoutMs: 4000,
   maxSocketsPerParticipant: 5,
   upgradesPerAddressPerMinute: 120,
+  presenceStaleAfterSeconds: 30,
 };
 
 /**
@@ -101,7 +107,13 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
   const wss = new WebSocketServer(wssOptions);
   let closing = false;
 
-  const commands = new RoomCommands({ bus: deps.bus, timer: deps.timer, instanceId, maxSocketsPerParticipant: opts.maxSocketsPerParticipant });
+  const commands = new RoomCommands({
+    bus: deps.bus,
+    timer: deps.timer,
+    instanceId,
+    maxSocketsPerParticipant: opts.maxSocketsPerParticipant,
+    staleAfterSeconds: opts.presenceStaleAfterSeconds,
+  });
   // Upgrades per address and minute, counted in this instance's memory: a reconnect storm or a scan is stopped before
   // any token is verified or row written. (Failed tokens are counted across instances by deps.authFailures.)
   const upgrades = new MemoryStore();
@@ -192,7 +204,7 @@ export function attachGateway(server: Server, deps: GatewayDeps, options: Gatewa
   const keepAlive = setInterval(() => {
     budgets.prune();
     void track(commands.heartbeat().catch((err) => deps.logger.warn({ err }, 'presence heartbeat failed')));
-  }, presence.HEARTBEAT_SECONDS * 1000);
+  }, presence.heartbeatMs(opts.presenceStaleAfterSeconds));
   keepAlive.unref();
 
   return {

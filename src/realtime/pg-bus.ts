@@ -73,6 +73,8 @@ export interface PgRoomBusOptions {
   poolSize?: number;
   /** How long a room's events are kept for clients that resume (WS_RESUME_WINDOW); default 10 minutes. */
   resumeWindowSeconds?: number;
+  /** How often the LISTEN connection is checked for silence (WS_LISTEN_CHECK_INTERVAL, listen-check.ts); default 5 s. */
+  listenCheckIntervalSeconds?: number;
 }
 
 /**
@@ -104,6 +106,7 @@ export class PgRoomBus implements RoomBus {
   private readonly logger: Logger;
   private readonly databaseUrl: string;
   private readonly resumeWindowSeconds: number;
+  private readonly listenCheckIntervalSeconds: number;
   private readonly listeners = new Set<(batch: RoomBatch) => void>();
   private readonly lostListeners = new Set<() => void>();
   private listener: pg.Client | undefined;
@@ -121,6 +124,7 @@ export class PgRoomBus implements RoomBus {
     this.databaseUrl = options.databaseUrl;
     this.logger = options.logger;
     this.resumeWindowSeconds = options.resumeWindowSeconds ?? 600;
+    this.listenCheckIntervalSeconds = options.listenCheckIntervalSeconds ?? 5;
     this.pool = createPool({ name: 'room-bus', logger: this.logger, connectionString: options.databaseUrl, max: options.poolSize ?? 8 });
   }
 
@@ -295,6 +299,7 @@ export class PgRoomBus implements RoomBus {
         await this.pool.query('select pg_notify($1, $2)', [this.checkChannel, token]);
       },
       stalled: () => lost(new Error('the LISTEN connection stopped delivering notifications')),
+      everyMs: this.listenCheckIntervalSeconds * 1000,
     });
     this.check = check;
     check.start();

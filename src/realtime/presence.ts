@@ -7,18 +7,32 @@ import type { RoomAction } from './pg-bus.ts';
 // crashed instance's sockets stop counting once their heartbeat is stale. The functions taking `Sql` run inside
 // the room's transaction (PgRoomBus.append), so what they read and the events they imply are consistent.
 
-/** An instance refreshes its rows this often... */
-export const HEARTBEAT_SECONDS = 10;
-/** ...and a row older than this belongs to a dead instance (the reaper removes it and announces the departure). */
-export const STALE_AFTER_SECONDS = 30;
+// A row whose heartbeat is older than `staleAfterSeconds` (WS_PRESENCE_STALE_AFTER, 30 s by default) belongs to a dead
+// instance: the reaper removes it and announces the departure. Every process that reads presence (the api's gateway
+// and services, the worker's empty-room check) is given the same value from its configuration.
 
-const LIVE = `heartbeat_at > now() - make_interval(secs => ${STALE_AFTER_SECONDS})`;
+/**
+ * How often an instance refreshes its rows: a third of the staleness, so a live instance has to miss two refreshes in a
+ * row before its sockets stop counting. Derived rather than set, so the two cannot be configured the wrong way round.
+ */
+export function heartbeatMs(staleAfterSeconds: number): number {
+  return Math.floor((staleAfterSeconds * 1000) / 3);
+}
+
+/** The condition of a live row. The staleness is written into the SQL (a setting, never client input): a number or nothing. */
+function live(staleAfterSeconds: number): string {
+  if (!Number.isFinite(staleAfterSeconds) || staleAfterSeconds <= 0) throw new Error(`invalid presence staleness: ${staleAfterSeconds}`);
+  return `heartbeat_at > now() - make_interval(secs => ${staleAfterSeconds})`;
+}
 
 /** Ids of the participants with a live WebSocket in the room, on any instance (`GET …/participants?active=true`). */
-export async function presentParticipantIds(em: EntityManager, roomId: string): Promise<Set<string>> {
+export async function presentParticipantIds(em: EntityManager, roomId: string, staleAfterSeconds: number): Promise<Set<string>> {
   const rows = await em
     .getConnection()
-    .execute<{ participant_id: string }[]>(`select distinct participant_id from realtime_connections where room_id = ? and ${LIVE}`, [roomId]);
+    .execute<{ participant_id: string }[]>(
+      `select distinct participant_id from realtime_connections where room_id = ? and ${live(staleAfterSeconds)}`,
+      [roomId],
+    );
   return new Set(rows.map((r) => r.participant_id));
 }
 
@@ -30,6 +44,8 @@ export interface NewConnection {
   instanceId: string;
   /** The participant's live sockets allowed at once (WS_MAX_SOCKETS_PER_PARTICIPANT); beyond it the oldest go. */
   maxSockets: number;
+  /** WS_PRESENCE_STALE_AFTER: older sockets of the participant no longer count. */
+  staleAfterSeconds: number;
 }
 
 /** What a room.snapshot tells (docs/decisions.md §11). */
@@ -53,6 +69,7 @@ export type JoinOutcome =
 
 /** Records the socket and reads the room's state as the new member's snapshot. */
 export async function join(sql: Sql, c: NewConnection): Promise<JoinOutcome> {
+  const liveRow = live(c.staleAfterSeconds);
   const room = await sql.query<{ status: string }>('select status from rooms where id = $1', [c.roomId]);
   if (room.rows[0]?.status !== 'active') return { ok: false, reason: 'room-ended' };
   const me = await sql.query<ParticipantSummary & { removed: boolean }>(
@@ -60,7 +77,7 @@ export async function join(sql: Sql, c: NewConnection): Promise<JoinOutcome> {
     [c.participantId, c.roomId],
   );
   if (!me.rows[0] || me.rows[0].removed) return { ok: false, reason: 'participant-removed' };
-  const before = await sql.query(`select 1 from realtime_connections where participant_id = $1 and ${LIVE} limit 1`, [c.participantId]);
+  const before = await sql.query(`select 1 from realtime_connections where participant_id = $1 and ${liveRow} limit 1`, [c.participantId]);
   await sql.query(
     `insert into realtime_connections (id, tenant_id, room_id, participant_id, instance_id, connected_at, heartbeat_at)
      values ($1, $2, $3, $4, $5, now(), now())`,
@@ -71,7 +88,7 @@ export async function join(sql: Sql, c: NewConnection): Promise<JoinOutcome> {
   // The new socket itself always stays: the others keep their newest maxSockets - 1.
   const displaced = await sql.query<{ id: string }>(
     `delete from realtime_connections where id in (
-       select id from realtime_connections where participant_id = $1 and id <> $2 and ${LIVE}
+       select id from realtime_connections where participant_id = $1 and id <> $2 and ${liveRow}
        order by connected_at desc, id desc offset $3)
      returning id`,
     [c.participantId, c.id, c.maxSockets - 1],
@@ -81,15 +98,15 @@ export async function join(sql: Sql, c: NewConnection): Promise<JoinOutcome> {
     me: summary(me.rows[0]),
     becamePresent: before.rowCount === 0,
     displaced: displaced.rows.map((r) => r.id),
-    state: await roomState(sql, c.roomId),
+    state: await roomState(sql, c.roomId, c.staleAfterSeconds),
   };
 }
 
 /** Who is present, whose hand is up and what is recorded: the room.snapshot's data. */
-export async function roomState(sql: Sql, roomId: string): Promise<RoomState> {
+export async function roomState(sql: Sql, roomId: string, staleAfterSeconds: number): Promise<RoomState> {
   const participants = await sql.query<{ id: string; display_name: string; role: Role }>(
     `select p.id, p.display_name, p.role from participants p
-     where p.id in (select participant_id from realtime_connections where room_id = $1 and ${LIVE})
+     where p.id in (select participant_id from realtime_connections where room_id = $1 and ${live(staleAfterSeconds)})
      order by p.joined_at, p.id`,
     [roomId],
   );
@@ -97,20 +114,28 @@ export async function roomState(sql: Sql, roomId: string): Promise<RoomState> {
 }
 
 /** Forgets a closed socket; when it was the participant's last, the participant leaves (hand lowered first). */
-export async function leave(sql: Sql, connectionId: string, participantId: string): Promise<RoomAction[]> {
+export async function leave(sql: Sql, connectionId: string, participantId: string, staleAfterSeconds: number): Promise<RoomAction[]> {
   const gone = await sql.query('delete from realtime_connections where id = $1', [connectionId]);
   // Already removed by a removal, the room's end or the reaper: whoever removed it announced the departure.
   if (gone.rowCount === 0) return [];
-  const still = await sql.query(`select 1 from realtime_connections where participant_id = $1 and ${LIVE} limit 1`, [participantId]);
+  const still = await sql.query(`select 1 from realtime_connections where participant_id = $1 and ${live(staleAfterSeconds)} limit 1`, [
+    participantId,
+  ]);
   if (still.rowCount !== 0) return [];
   return depart(sql, participantId);
 }
 
 /** A removed or replaced participant: its sockets stop counting now, before they are closed. */
-export async function removeParticipant(sql: Sql, participantId: string): Promise<{ wasPresent: boolean; actions: RoomAction[] }> {
-  const live = await sql.query(`select 1 from realtime_connections where participant_id = $1 and ${LIVE} limit 1`, [participantId]);
+export async function removeParticipant(
+  sql: Sql,
+  participantId: string,
+  staleAfterSeconds: number,
+): Promise<{ wasPresent: boolean; actions: RoomAction[] }> {
+  const present = await sql.query(`select 1 from realtime_connections where participant_id = $1 and ${live(staleAfterSeconds)} limit 1`, [
+    participantId,
+  ]);
   await sql.query('delete from realtime_connections where participant_id = $1', [participantId]);
-  if (live.rowCount === 0) {
+  if (present.rowCount === 0) {
     await sql.query('delete from raised_hands where participant_id = $1', [participantId]);
     return { wasPresent: false, actions: [] };
   }
@@ -124,14 +149,15 @@ export async function clearRoom(sql: Sql, roomId: string): Promise<void> {
 }
 
 /** Removes the room's stale sockets (their instance died) and announces the participants who thereby left. */
-export async function reapRoom(sql: Sql, roomId: string): Promise<RoomAction[]> {
+export async function reapRoom(sql: Sql, roomId: string, staleAfterSeconds: number): Promise<RoomAction[]> {
+  const liveRow = live(staleAfterSeconds);
   const stale = await sql.query<{ participant_id: string }>(
-    `delete from realtime_connections where room_id = $1 and not (${LIVE}) returning participant_id`,
+    `delete from realtime_connections where room_id = $1 and not (${liveRow}) returning participant_id`,
     [roomId],
   );
   const actions: RoomAction[] = [];
   for (const participantId of new Set(stale.rows.map((r) => r.participant_id))) {
-    const still = await sql.query(`select 1 from realtime_connections where participant_id = $1 and ${LIVE} limit 1`, [participantId]);
+    const still = await sql.query(`select 1 from realtime_connections where participant_id = $1 and ${liveRow} limit 1`, [participantId]);
     if (still.rowCount === 0) actions.push(...(await depart(sql, participantId)));
   }
   return actions;
@@ -166,8 +192,10 @@ export async function standing(sql: Sql, connectionId: string): Promise<Standing
 }
 
 /** Rooms holding sockets whose instance stopped its heartbeat. */
-export async function roomsWithStaleConnections(sql: Sql): Promise<string[]> {
-  const { rows } = await sql.query<{ room_id: string }>(`select distinct room_id from realtime_connections where not (${LIVE}) limit 100`);
+export async function roomsWithStaleConnections(sql: Sql, staleAfterSeconds: number): Promise<string[]> {
+  const { rows } = await sql.query<{ room_id: string }>(
+    `select distinct room_id from realtime_connections where not (${live(staleAfterSeconds)}) limit 100`,
+  );
   return rows.map((r) => r.room_id);
 }
 
@@ -176,9 +204,9 @@ export async function heartbeat(sql: Sql, instanceId: string): Promise<void> {
 }
 
 /** How many participants are present, for the empty-room timer. */
-export async function presentCount(sql: Sql, roomId: string): Promise<number> {
+export async function presentCount(sql: Sql, roomId: string, staleAfterSeconds: number): Promise<number> {
   const { rows } = await sql.query<{ n: number }>(
-    `select count(distinct participant_id)::int as n from realtime_connections where room_id = $1 and ${LIVE}`,
+    `select count(distinct participant_id)::int as n from realtime_connections where room_id = $1 and ${live(staleAfterSeconds)}`,
     [roomId],
   );
   return rows[0].n;

@@ -46,13 +46,16 @@ export class RoomCommands {
   private readonly instanceId: string;
   /** Live sockets a participant may hold at once, on all instances (WS_MAX_SOCKETS_PER_PARTICIPANT). */
   private readonly maxSocketsPerParticipant: number;
+  /** After how long without a heartbeat a socket's row belongs to a dead instance (WS_PRESENCE_STALE_AFTER). */
+  private readonly staleAfterSeconds: number;
 
-  constructor(deps: { bus: PgRoomBus; timer: EmptyRoomTimer; instanceId: string; maxSocketsPerParticipant: number }) {
+  constructor(deps: { bus: PgRoomBus; timer: EmptyRoomTimer; instanceId: string; maxSocketsPerParticipant: number; staleAfterSeconds: number }) {
     this.bus = deps.bus;
     this.departures = new Departures(deps);
     this.timer = deps.timer;
     this.instanceId = deps.instanceId;
     this.maxSocketsPerParticipant = deps.maxSocketsPerParticipant;
+    this.staleAfterSeconds = deps.staleAfterSeconds;
   }
 
   /**
@@ -69,6 +72,7 @@ export class RoomCommands {
         participantId: o.participantId,
         instanceId: this.instanceId,
         maxSockets: this.maxSocketsPerParticipant,
+        staleAfterSeconds: this.staleAfterSeconds,
       });
       const actions: RoomAction[] = outcome.ok && outcome.becamePresent ? [send({ event: 'participant.joined', data: outcome.me })] : [];
       // Over the cap, the oldest sockets are closed wherever they are: a new one replaces the oldest (docs/decisions.md §11).
@@ -101,7 +105,7 @@ export class RoomCommands {
     const { seq, eventSeq, result } = await this.bus.append(o.roomId, async (sql, _seq, lastEvent) => {
       if (!(await presence.standing(sql, o.connectionId)).member) return { actions: [], result: undefined };
       const history = await this.bus.history(sql, o.roomId, resumeFrom, lastEvent);
-      const state = history.ok ? undefined : await presence.roomState(sql, o.roomId);
+      const state = history.ok ? undefined : await presence.roomState(sql, o.roomId, this.staleAfterSeconds);
       return { actions: [], result: { history, state } };
     });
     if (!result) return { seq, texts: [] };
@@ -115,7 +119,7 @@ export class RoomCommands {
     // room a transaction per socket when a whole room closes at once.
     if (!(await presence.connectionExists(this.bus.pool, o.connectionId))) return;
     await this.departures.append(o.roomId, async (sql) => {
-      const actions = await presence.leave(sql, o.connectionId, o.participantId);
+      const actions = await presence.leave(sql, o.connectionId, o.participantId, this.staleAfterSeconds);
       return { actions, departed: actions.length > 0 };
     });
   }
@@ -159,9 +163,9 @@ export class RoomCommands {
   async heartbeat(): Promise<void> {
     await presence.heartbeat(this.bus.pool, this.instanceId);
     await this.bus.trim();
-    for (const roomId of await presence.roomsWithStaleConnections(this.bus.pool)) {
+    for (const roomId of await presence.roomsWithStaleConnections(this.bus.pool, this.staleAfterSeconds)) {
       await this.departures.append(roomId, async (sql) => {
-        const actions = await presence.reapRoom(sql, roomId);
+        const actions = await presence.reapRoom(sql, roomId, this.staleAfterSeconds);
         return { actions, departed: actions.length > 0 };
       });
     }

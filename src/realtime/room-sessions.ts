@@ -12,11 +12,14 @@ export class RealtimeRoomSessions implements RoomSessions {
   private readonly bus: PgRoomBus;
   private readonly timer: EmptyRoomTimer;
   private readonly departures: Departures;
+  /** After how long without a heartbeat a socket's row belongs to a dead instance (WS_PRESENCE_STALE_AFTER). */
+  private readonly staleAfterSeconds: number;
 
-  constructor(deps: { bus: PgRoomBus; timer: EmptyRoomTimer }) {
+  constructor(deps: { bus: PgRoomBus; timer: EmptyRoomTimer; staleAfterSeconds: number }) {
     this.bus = deps.bus;
     this.timer = deps.timer;
     this.departures = new Departures(deps);
+    this.staleAfterSeconds = deps.staleAfterSeconds;
   }
 
   async participantRemoved(tx: EntityManager, change: { roomId: string; participantId: string; reason: 'removed' | 'replaced' }): Promise<AfterCommit> {
@@ -26,7 +29,7 @@ export class RealtimeRoomSessions implements RoomSessions {
         ? { k: 'close', p: participantId, code: CloseCode.REPLACED_BY_DUPLICATE, reason: 'Replaced by a new session' }
         : { k: 'close', p: participantId, code: CloseCode.PARTICIPANT_REMOVED, reason: 'Removed from the room' };
     return this.departures.appendIn(transactionSql(tx), roomId, async (sql) => {
-      const removal = await presence.removeParticipant(sql, participantId);
+      const removal = await presence.removeParticipant(sql, participantId, this.staleAfterSeconds);
       return { actions: [...removal.actions, close], departed: removal.wasPresent };
     });
   }

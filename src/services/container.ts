@@ -78,6 +78,7 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
     databaseUrl,
     logger,
     resumeWindowSeconds: config.ws.resumeWindowSeconds,
+    listenCheckIntervalSeconds: config.ws.listenCheckIntervalSeconds,
     ...(options.busPoolSize ? { poolSize: options.busPoolSize } : {}),
   });
   const temporal = createTemporalClient(config.temporal);
@@ -85,12 +86,12 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
   const emptyRoomTimer = new TemporalEmptyRoomTimer({ client: temporal.client, taskQueue, logger });
   const events = new RealtimeEventPublisher({ bus: roomBus, logger });
   const orchestrator = new TemporalRecordingOrchestrator(temporal.client);
-  const handovers = new Handovers({ taskQueue });
+  const handovers = new Handovers({ taskQueue, outsideStepTimings: config.outsideStepTimings });
   const providers = createProviderRegistry(config);
   // Every process relays what any process recorded: a process that died between commit and start loses nothing.
   const relay = new HandoverRelay({ orm, client: temporal.client, handovers, logger, pollMs: config.handoverPollMs });
   relay.start();
-  const sessions = new RealtimeRoomSessions({ bus: roomBus, timer: emptyRoomTimer });
+  const sessions = new RealtimeRoomSessions({ bus: roomBus, timer: emptyRoomTimer, staleAfterSeconds: config.ws.presenceStaleAfterSeconds });
   // Ending or deleting a room (or its tenant) stops its recording (docs/decisions.md §6) through a hand-over recorded in
   // that transaction.
   const recordingStop = roomRecordingStop(handovers);
@@ -168,7 +169,7 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     auth,
     sessions,
     handovers,
-    presentIn: presentParticipantIds,
+    presentIn: (em, roomId) => presentParticipantIds(em, roomId, config.ws.presenceStaleAfterSeconds),
     isRecording: (em, roomId) => recordings.isRecording(em, roomId),
   });
   const transcripts = new TranscriptService({

@@ -24,6 +24,7 @@ export function testActivities(t: TestApp, overrides: Partial<ActivityDeps> = {}
     secretBox,
     ssrfPolicy: ssrfPolicy(t.config),
     postMeetingRetryWindowSeconds: t.config.postMeetingRetryWindowSeconds,
+    presenceStaleAfterSeconds: t.config.ws.presenceStaleAfterSeconds,
     ...overrides,
   });
 }

@@ -33,8 +33,9 @@ export async function startRealtimeServer(
       logger: services.logger,
       authFailures: options.authFailures,
     },
-    // Tests connect from loopback many times a minute: a generous upgrade limit unless a test sets its own.
-    { upgradesPerAddressPerMinute: 1_000_000, ...options },
+    // Tests connect from loopback many times a minute: a generous upgrade limit unless a test sets its own. Presence
+    // is counted as the services count it.
+    { upgradesPerAddressPerMinute: 1_000_000, presenceStaleAfterSeconds: services.config.ws.presenceStaleAfterSeconds, ...options },
   );
   await services.roomBus.listen();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

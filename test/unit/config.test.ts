@@ -47,9 +47,28 @@ test('POST_MEETING_RETRY_WINDOW: 30 min by default, units accepted, nonsense and
   expect(loadConfig({}).postMeetingRetryWindowSeconds).toBe(1800);
   expect(loadConfig({ POST_MEETING_RETRY_WINDOW: '2h' }).postMeetingRetryWindowSeconds).toBe(7200);
   expect(() => loadConfig({ POST_MEETING_RETRY_WINDOW: 'later' })).toThrow(/POST_MEETING_RETRY_WINDOW/);
-  expect(loadConfig({ POST_MEETING_RETRY_WINDOW: '10s' }).postMeetingRetryWindowSeconds).toBe(10); // the floor: tests use it
+  expect(loadConfig({ POST_MEETING_RETRY_WINDOW: '10s' }).postMeetingRetryWindowSeconds).toBe(10); // the floor
   expect(() => loadConfig({ POST_MEETING_RETRY_WINDOW: '5s' })).toThrow(/POST_MEETING_RETRY_WINDOW/);
   expect(() => loadConfig({ POST_MEETING_RETRY_WINDOW: '30d' })).toThrow(/POST_MEETING_RETRY_WINDOW/);
+  // Tests only: a 2 s floor, so a fault test waits out a short window (test/integration/transcripts/transcripts.test.ts).
+  expect(loadConfig({ NODE_ENV: 'test', POST_MEETING_RETRY_WINDOW: '2s' }).postMeetingRetryWindowSeconds).toBe(2);
+  expect(() => loadConfig({ NODE_ENV: 'test', POST_MEETING_RETRY_WINDOW: '1s' })).toThrow(/POST_MEETING_RETRY_WINDOW/);
+});
+
+test('SHORT_OUTSIDE_STEP_TIMINGS: off by default; tests only, where it gives the handed-over runs short heartbeat timeouts and retry delays', () => {
+  expect(loadConfig({}).outsideStepTimings).toBeUndefined();
+  expect(loadConfig({ NODE_ENV: 'test' }).outsideStepTimings).toBeUndefined();
+  expect(loadConfig({ NODE_ENV: 'test', SHORT_OUTSIDE_STEP_TIMINGS: 'false' }).outsideStepTimings).toBeUndefined();
+  expect(loadConfig({ NODE_ENV: 'test', SHORT_OUTSIDE_STEP_TIMINGS: 'true' }).outsideStepTimings).toEqual({
+    heartbeatTimeoutMs: 5000,
+    initialIntervalMs: 500,
+    maximumIntervalMs: 2000,
+  });
+  // A production or development process never records runs with other timings than their workflow's.
+  const secrets = { UPSTREAM_WEBHOOK_SECRET: 'x', SECRETS_KEY: Buffer.alloc(32).toString('hex') };
+  for (const NODE_ENV of ['production', 'development']) {
+    expect(() => loadConfig({ ...secrets, NODE_ENV, SHORT_OUTSIDE_STEP_TIMINGS: 'true' })).toThrow(/Invalid SHORT_OUTSIDE_STEP_TIMINGS/);
+  }
 });
 
 test('WEBHOOK_RETRY_DELAYS accepts units', () => {
@@ -66,12 +85,40 @@ test('the edge: limits before authentication, server timeouts and socket caps ha
   expect(config.authFailureLimitPerMinute).toBe(60);
   expect(config.trustProxy).toBeUndefined();
   expect(config.http).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, writeTimeoutMs: 60_000, maxHeadersCount: 100 });
-  expect(config.ws).toEqual({ maxSocketsPerParticipant: 5, upgradesPerAddressPerMinute: 120, resumeWindowSeconds: 600 });
+  expect(config.ws).toEqual({
+    maxSocketsPerParticipant: 5,
+    upgradesPerAddressPerMinute: 120,
+    resumeWindowSeconds: 600,
+    presenceStaleAfterSeconds: 30,
+    listenCheckIntervalSeconds: 5,
+  });
   expect(loadConfig({ WS_RESUME_WINDOW: '30s' }).ws.resumeWindowSeconds).toBe(30);
   expect(() => loadConfig({ WS_RESUME_WINDOW: '2d' })).toThrow(/Invalid WS_RESUME_WINDOW/);
   expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
   // Node refuses a headers timeout longer than the request timeout; so does start-up, naming the variable.
   expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '90000' })).toThrow(/Invalid HTTP_HEADERS_TIMEOUT_MS/);
+});
+
+test('WS_PRESENCE_STALE_AFTER: 30 s by default, 5 s to 10 min; the heartbeat is a third of it', async () => {
+  const { heartbeatMs } = await import('../../src/realtime/presence.ts');
+  expect(loadConfig({}).ws.presenceStaleAfterSeconds).toBe(30);
+  expect(heartbeatMs(30)).toBe(10_000); // the heartbeat of before the setting
+  expect(loadConfig({ WS_PRESENCE_STALE_AFTER: '5s' }).ws.presenceStaleAfterSeconds).toBe(5);
+  // Two refreshes in a row may be missed before a live instance's sockets are stale.
+  for (const seconds of [5, 7, 30, 600]) expect(3 * heartbeatMs(seconds)).toBeLessThanOrEqual(seconds * 1000);
+  expect(loadConfig({ WS_PRESENCE_STALE_AFTER: '10m' }).ws.presenceStaleAfterSeconds).toBe(600);
+  for (const refused of ['4s', '11m', 'soon', '-5']) {
+    expect(() => loadConfig({ WS_PRESENCE_STALE_AFTER: refused })).toThrow(/Invalid WS_PRESENCE_STALE_AFTER/);
+  }
+});
+
+test('WS_LISTEN_CHECK_INTERVAL: 5 s by default, 1 s to 1 min', () => {
+  expect(loadConfig({}).ws.listenCheckIntervalSeconds).toBe(5);
+  expect(loadConfig({ WS_LISTEN_CHECK_INTERVAL: '1s' }).ws.listenCheckIntervalSeconds).toBe(1);
+  expect(loadConfig({ WS_LISTEN_CHECK_INTERVAL: '1m' }).ws.listenCheckIntervalSeconds).toBe(60);
+  for (const refused of ['0', '61s', '500ms']) {
+    expect(() => loadConfig({ WS_LISTEN_CHECK_INTERVAL: refused })).toThrow(/Invalid WS_LISTEN_CHECK_INTERVAL/);
+  }
 });
 
 test("worker settings: the Temporal SDK's defaults unless set, passed to Worker.create by src/worker.ts", async () => {

@@ -10,11 +10,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { v7 as uuidv7 } from 'uuid';
+import { SHORT_OUTSIDE_STEP_TIMINGS } from '../../src/config.ts';
 import { RecordingSchema, type Recording } from '../../src/modules/recordings/recording.entity.ts';
 import { createHttpUpstreamAdapter } from '../../src/upstream/http-upstream-adapter.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../dev/media-server/server.ts';
 import { testWorkflows } from '../helpers/workflow-bundle.ts';
-import { recordingIngestWorkflowId, searchAttributesFor, type IngestRecordingInput } from '../../workflows/shared.ts';
+import { recordingIngestWorkflowId, searchAttributesFor, type IngestRecordingInput, type OutsideStepTimings } from '../../workflows/shared.ts';
 import { createRoom, createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { testActivities } from '../helpers/activities.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -116,14 +117,18 @@ async function insertRecording(upstreamRecordingId: string): Promise<Recording> 
 }
 const reload = (id: string) => t.services.orm.em.fork().findOneOrFail(RecordingSchema, { id });
 
-/** Starts ingestion as the API does (ids only, search attributes), for a recording the provider holds. */
-function startIngestion(recording: Recording, retryWindowSeconds = DAY / 1000) {
+/**
+ * Starts ingestion as the API does (ids only, search attributes), for a recording the provider holds; with
+ * `outsideStepTimings` (workflows/shared.ts) in the input when given.
+ */
+function startIngestion(recording: Recording, retryWindowSeconds = DAY / 1000, outsideStepTimings?: OutsideStepTimings) {
   const input: IngestRecordingInput = {
     recordingId: recording.id,
     tenantId: tenant.id,
     roomId,
     upstreamRecordingId: recording.upstreamRecordingId!,
     retryWindowSeconds,
+    ...(outsideStepTimings ? { outsideStepTimings } : {}),
   };
   return env.client.workflow.start('recordingIngestWorkflow', {
     taskQueue,
@@ -184,14 +189,16 @@ test('a link that never answers fails the recording when the window ends, instea
   const upstream = media.seedRecording({ meetingId: roomId, durationSeconds: 2 });
   const recording = await insertRecording(upstream.id);
   rewrite = (body) => ({ ...body, url: `${silentLink}/media/${upstream.id}.wav?expires=1&sig=abc` });
-  // Each attempt waits 7.5 s of real time for the link (half the 15 s heartbeat timeout; the test server does not skip
-  // time while an activity runs), so a short window: the first attempt falls inside it, the second after it.
-  const handle = await startIngestion(recording, 5);
+  // Each attempt waits for the link half the transfer's heartbeat timeout, in real time (the test server does not skip
+  // time while an activity runs): with the tests' short timings (SHORT_OUTSIDE_STEP_TIMINGS, src/config.ts) 2.5 s, half
+  // of 5 s, instead of 7.5 s. So a short window: the first attempt falls inside it, the second (0.5 s after the first
+  // ended) after it.
+  const handle = await startIngestion(recording, 2, SHORT_OUTSIDE_STEP_TIMINGS);
   await expect(handle.result()).rejects.toMatchObject({ cause: { type: 'IngestionFailed' } });
-  expect(await workflowTimeSpent(handle)).toBeGreaterThanOrEqual(5_000);
+  expect(await workflowTimeSpent(handle)).toBeGreaterThanOrEqual(2_000);
   const row = await reload(recording.id);
   expect(row.status).toBe('failed');
-  expect(row.failureReason).toBe("still failing when the retry window of 5 s ended; last failure: the recording's link did not answer within 7500 ms");
+  expect(row.failureReason).toBe("still failing when the retry window of 2 s ended; last failure: the recording's link did not answer within 2500 ms");
 }, 40_000);
 
 test('a recording the provider does not know (404) fails at once, with the reason on the recording', async () => {

@@ -2,10 +2,12 @@
 // Temporal, PostgreSQL and SeaweedFS, and a real local receiver verifying signatures with verifyWebhook.
 // The schedule is shortened (WEBHOOK_RETRY_DELAYS=0,1,1,1,1,1; WEBHOOK_TIMEOUT_MS=1500); the default schedule runs
 // on the time-skipping server in test/workflows/webhook-delivery.test.ts.
+import { SHORT_OUTSIDE_STEP_TIMINGS } from '../../../src/config.ts';
 import { createDelivery, deliveryStart } from '../../../src/modules/deliveries/delivery.service.ts';
 import { startHandover } from '../../../src/handover/relay.ts';
+import { withOutsideStepTimings } from '../../../src/handover/starts.ts';
 import { WebhookDeliveryAttemptSchema } from '../../../src/modules/deliveries/delivery.entity.ts';
-import { webhookDeliveryWorkflowId } from '../../../workflows/shared.ts';
+import { webhookDeliveryWorkflowId, type OutsideStepTimings } from '../../../workflows/shared.ts';
 import { configureWebhook, processedRecording, RECORDING_BYTES, SEGMENTS } from '../../helpers/delivery-fixtures.ts';
 import { addParticipant, bearer, createRoom, createTenant, patchConfig, type TenantFixture } from '../../helpers/fixtures.ts';
 import { freePort } from '../../helpers/free-port.ts';
@@ -36,7 +38,13 @@ beforeAll(async () => {
   // The worker serves its own /metrics (docs/decisions.md §12), where each attempt is counted by outcome.
   workerMetricsPort = await freePort();
   stack = await createRecordingStack({
-    env: { WEBHOOK_RETRY_DELAYS: SCHEDULE.join(','), WEBHOOK_TIMEOUT_MS: '1500', WORKER_METRICS_PORT: String(workerMetricsPort) },
+    env: {
+      WEBHOOK_RETRY_DELAYS: SCHEDULE.join(','),
+      WEBHOOK_TIMEOUT_MS: '1500',
+      WORKER_METRICS_PORT: String(workerMetricsPort),
+      // The SIGKILL test: the run's workflow task queued for the dead worker goes to the new one after 1 s, not 10 s.
+      WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT: '1',
+    },
   });
   worker = await stack.startWorker();
   receiver = await startWebhookReceiver(SECRET);
@@ -53,15 +61,18 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** What post-meeting processing does: a result row, the delivery row (createDelivery), then the workflow start. */
-async function deliver(options: Parameters<typeof processedRecording>[3] = {}) {
+/**
+ * What post-meeting processing does: a result row, the delivery row (createDelivery), then the workflow start, with
+ * `outsideStepTimings` (workflows/shared.ts) in its input when given.
+ */
+async function deliver(options: Parameters<typeof processedRecording>[3] = {}, outsideStepTimings?: OutsideStepTimings) {
   const recording = await processedRecording(stack.t, tenant, room.id, options);
   const delivery = await createDelivery(stack.t.services.orm.em.fork(), stack.t.services.tenants, {
     tenantId: tenant.id,
     roomId: room.id,
     recordingId: recording.recordingId,
   });
-  await startHandover(stack.temporal, stack.taskQueue, deliveryStart(delivery!, SCHEDULE));
+  await startHandover(stack.temporal, stack.taskQueue, withOutsideStepTimings(deliveryStart(delivery!, SCHEDULE), outsideStepTimings));
   return { ...recording, deliveryId: delivery!.id };
 }
 
@@ -321,7 +332,9 @@ test('re-send: a new delivery with resent_from, to the CURRENT url; refused whil
 test('a worker SIGKILLed mid-attempt: the attempt runs again on a new worker, one delivery succeeded', async () => {
   receiver.script([{ status: 200, delayMs: 4000 }, { status: 200 }]);
   const before = receiver.received.length;
-  const { deliveryId } = await deliver();
+  // The killed attempt is noticed after a 5 s heartbeat timeout and run again 0.5 s later (SHORT_OUTSIDE_STEP_TIMINGS,
+  // src/config.ts), instead of the workflow's 10 s and 1 s.
+  const { deliveryId } = await deliver({}, SHORT_OUTSIDE_STEP_TIMINGS);
   await receiver.waitFor(before + 1);
   await worker.kill();
   worker = await stack.startWorker();

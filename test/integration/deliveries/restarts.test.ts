@@ -9,10 +9,11 @@ import pg from 'pg';
 import supertest from 'supertest';
 import { startPostgres, type PostgresServer } from '../../../scripts/stack/postgres.ts';
 import { createApp } from '../../../src/app.ts';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig, SHORT_OUTSIDE_STEP_TIMINGS } from '../../../src/config.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { createDelivery, deliveryStart } from '../../../src/modules/deliveries/delivery.service.ts';
 import { startHandover } from '../../../src/handover/relay.ts';
+import { withOutsideStepTimings } from '../../../src/handover/starts.ts';
 import { createTemporalClient, type TemporalClient } from '../../../src/temporal/client.ts';
 import { createServices, type Services } from '../../../src/services/container.ts';
 import { ensureBuckets } from '../../../src/storage/s3-client.ts';
@@ -95,7 +96,9 @@ test('API and worker restarted, PostgreSQL stopped and started between two attem
     const { recordingId } = await processedRecording(api, tenant, room.id);
     const delivery = await createDelivery(api.services.orm.em.fork(), api.services.tenants, { tenantId: tenant.id, roomId: room.id, recordingId });
     receiver.script([{ status: 503 }], { status: 200 });
-    await startHandover(temporal.client, taskQueue, deliveryStart(delivery!, SCHEDULE));
+    // Once PostgreSQL is back, the attempt that failed on it is retried within 2 s (SHORT_OUTSIDE_STEP_TIMINGS,
+    // src/config.ts), not after the workflow's own backoff (1 s doubling, capped at 1 min), 8 s and more by then.
+    await startHandover(temporal.client, taskQueue, withOutsideStepTimings(deliveryStart(delivery!, SCHEDULE), SHORT_OUTSIDE_STEP_TIMINGS));
     await receiver.waitFor(1);
     const firstAt = receiver.received[0].receivedAt;
     // The first attempt is recorded; its retry is 20 s away.

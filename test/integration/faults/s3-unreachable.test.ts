@@ -2,16 +2,19 @@
 // recording is ingested. The worker reaches S3 through a TCP relay this test can cut (every connection reset at once,
 // as a dead endpoint). While S3 is down the transfer is retried and the recording stays `processing`; once S3 is back
 // it ends `ready` with exactly one object; and a store that never comes back makes it `failed` only when the retry
-// window ends (docs/decisions.md §7; here INGEST_RETRY_WINDOW is 20 s, which only NODE_ENV=test accepts (a minute
-// elsewhere), so the transfer is tried at about 0, 5, 15 and 35 s, and fails then).
+// window ends (docs/decisions.md §7; here INGEST_RETRY_WINDOW is 10 s, which only NODE_ENV=test accepts (a minute
+// elsewhere), and SHORT_OUTSIDE_STEP_TIMINGS (src/config.ts) retries the transfer 0.5 s doubling, capped at 2 s, instead
+// of 5 s doubling: it is tried at about 0, 0.5, 1.5, 3.5 s, then every 2 s, and fails at the first attempt after 10 s,
+// where the transfer's own policy would try at 0, 5 and 15 s and fail only then).
 import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { RecordingSchema } from '../../../src/modules/recordings/recording.entity.ts';
 import { createRoom, createTenant, type TenantFixture } from '../../helpers/fixtures.ts';
 import { createRecordingStack, spawnWorker, type RecordingStack, type WorkerProcess } from '../../helpers/recording-stack.ts';
 
-// Long enough for the first test's outage (a few seconds) to end inside it, on a busy machine too.
-const RETRY_WINDOW_SECONDS = 20;
+// Long enough for the first test's outage (a few seconds) to end inside it, on a busy machine too: its next attempt
+// comes at most 2 s after S3 is back.
+const RETRY_WINDOW_SECONDS = 10;
 let stack: RecordingStack;
 let relay: Server;
 let worker: WorkerProcess;
@@ -34,7 +37,7 @@ beforeAll(async () => {
     client.on('error', () => upstream.destroy());
   });
   await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-  stack = await createRecordingStack({ env: { INGEST_RETRY_WINDOW: String(RETRY_WINDOW_SECONDS) } });
+  stack = await createRecordingStack({ env: { INGEST_RETRY_WINDOW: String(RETRY_WINDOW_SECONDS), SHORT_OUTSIDE_STEP_TIMINGS: 'true' } });
   // The worker (only it) reaches S3 through the relay; it checks the buckets at start-up, so S3 is up then.
   worker = await spawnWorker({ ...stack.workerEnv, S3_ENDPOINT: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` });
 }, 60_000);
@@ -85,8 +88,8 @@ test('S3 that never comes back: failed, only when the retry window has ended', a
   const { id } = await recordOnce(tenant);
   // The ingestion starts once the provider's notification arrives: wait until it meets the dead store.
   for (let i = 0; i < 200 && refused === before; i++) await new Promise((r) => setTimeout(r, 100));
-  // Still retrying well inside the window: the recording waits in `processing`, it is not failed early.
-  await new Promise((r) => setTimeout(r, 8_000));
+  // Still retrying half-way through the window: the recording waits in `processing`, it is not failed early.
+  await new Promise((r) => setTimeout(r, (RETRY_WINDOW_SECONDS * 1000) / 2));
   expect(await statusOf(id)).toBe('processing');
   await expect(stack.ingestionResult(id)).rejects.toBeDefined();
   expect(Date.now() - startedAt).toBeGreaterThan(RETRY_WINDOW_SECONDS * 1000);

@@ -96,6 +96,20 @@ test('Temporal restarted mid-ingestion: the ingestion finishes ready, nothing re
   expect(worker.child.exitCode).toBeNull(); // the same worker process carried on
 }, 120_000);
 
+/**
+ * Resolves once the run's history holds a started timer: its sleep before the next attempt is under way. Restarting
+ * Temporal any earlier may stop it before the workflow task that starts the timer has completed: the timer then starts
+ * only once Temporal is back, and the test waits out the restart and the whole delay one after the other.
+ */
+async function timerStarted(workflowId: string): Promise<void> {
+  const handle = stack.temporal.workflow.getHandle(workflowId);
+  for (const begun = Date.now(); Date.now() - begun < 30_000; await new Promise((r) => setTimeout(r, 100))) {
+    const { events } = await handle.fetchHistory();
+    if (events?.some((e) => e.timerStartedEventAttributes)) return;
+  }
+  throw new Error(`${workflowId}: no timer started within 30 s`);
+}
+
 test('Temporal restarted while a delivery waits for its retry: one delivery, two recorded attempts, succeeded', async () => {
   const { t } = stack;
   const tenant = await createTenant(t);
@@ -104,10 +118,11 @@ test('Temporal restarted while a delivery waits for its retry: one delivery, two
   const { recordingId } = await processedRecording(t, tenant, room.id);
   const delivery = (await createDelivery(t.services.orm.em.fork(), t.services.tenants, { tenantId: tenant.id, roomId: room.id, recordingId }))!;
   receiver.script([{ status: 503 }], { status: 200 });
-  // The retry comes 8 s after the first attempt: Temporal is down for part of that wait.
+  // The retry comes 8 s after the first attempt: Temporal is down for part of that wait, once its timer runs.
   await startHandover(stack.temporal, stack.taskQueue, deliveryStart(delivery, [0, 8, 4, 4, 4, 4]));
   await receiver.waitFor(1);
   const firstAt = receiver.received[0].receivedAt;
+  await timerStarted(webhookDeliveryWorkflowId(delivery.id));
 
   await restartTemporal();
   // No wall-clock bound: on a busy machine Temporal may come back after the retry was due; the outcome holds either way.

@@ -149,7 +149,13 @@ describe('an instance that has not heard yet that the door closed (its socket st
     const person = await addParticipant(t, own, room.id, { external_user_id: 'same-person' });
     const participantId = person.participant.id;
     // Another instance's commands, holding this participant's socket: what it sends goes straight to the room.
-    const commands = new RoomCommands({ bus: t.services.roomBus, timer: t.services.emptyRoomTimer, instanceId: uuidv7(), maxSocketsPerParticipant: 1 });
+    const commands = new RoomCommands({
+      bus: t.services.roomBus,
+      timer: t.services.emptyRoomTimer,
+      instanceId: uuidv7(),
+      maxSocketsPerParticipant: 1,
+      staleAfterSeconds: t.config.ws.presenceStaleAfterSeconds,
+    });
     const occupant: Occupant = { tenantId: own.id, roomId: room.id, participantId, role: 'participant', expiresAt: Date.now() + 3_600_000, connectionId: uuidv7() };
     expect(await commands.join(occupant)).toMatchObject({ ok: true });
     const heard: RoomBatch[] = [];

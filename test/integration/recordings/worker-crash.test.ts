@@ -1,6 +1,10 @@
 // Fault test: the worker process dies (SIGKILL) in the middle of an ingestion; a new worker takes over. Temporal
 // notices the dead worker by its missing heartbeats, retries the transfer elsewhere, and the recording still ends
 // `ready` with exactly one object in the store (the key is derived from the recording, stale parts are aborted).
+// SHORT_OUTSIDE_STEP_TIMINGS (src/config.ts): the dead worker is noticed after a 5 s heartbeat timeout and the transfer
+// retried 0.5 s later, instead of 15 s and then INGEST_TRANSFER_RETRY's 5 s; and the run's next workflow task, queued
+// for the dead worker that held the run, goes to the new one after 1 s (WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT), not
+// 10 s. What is proven is the same.
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RecordingSchema } from '../../../src/modules/recordings/recording.entity.ts';
@@ -40,7 +44,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  stack = await createRecordingStack({ media: { recordingSeconds: RECORDING_SECONDS, publicUrl: proxyUrl } });
+  stack = await createRecordingStack({
+    media: { recordingSeconds: RECORDING_SECONDS, publicUrl: proxyUrl },
+    env: { SHORT_OUTSIDE_STEP_TIMINGS: 'true', WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT: '1' },
+  });
   target = stack.media.url;
 });
 

@@ -35,8 +35,9 @@ beforeAll(async () => {
     env: {
       OPENAI_BASE_URL: `http://127.0.0.1:${mediaPort}/v1`,
       AI_BASE_URL: `http://127.0.0.1:${(failingAi.address() as AddressInfo).port}/v1`,
-      // The floor: the failing analyser below is retried for 10 s of real time, then its step is recorded as failed.
-      POST_MEETING_RETRY_WINDOW: '10s',
+      // The floor under NODE_ENV=test (10 s elsewhere): the failing analyser below is retried for 2 s of real time (its
+      // second attempt, ANALYSIS_RETRY's 2 s later, is past the window), then its step is recorded as failed.
+      POST_MEETING_RETRY_WINDOW: '2s',
     },
   });
   await stack.startWorker();
@@ -257,8 +258,8 @@ test('a failing AI provider: post-meeting still completes, the transcript is the
   expect(row.status).toBe('completed');
   expect(row.summary).toBeNull();
   expect(row.errors).toEqual([
-    { field: 'summary', code: 'ai_processing_failed', message: expect.stringMatching(/retry window of 10 s ended.*500/) },
-    { field: 'action_items', code: 'ai_processing_failed', message: expect.stringMatching(/retry window of 10 s ended.*500/) },
+    { field: 'summary', code: 'ai_processing_failed', message: expect.stringMatching(/retry window of 2 s ended.*500/) },
+    { field: 'action_items', code: 'ai_processing_failed', message: expect.stringMatching(/retry window of 2 s ended.*500/) },
   ]);
   expect(JSON.stringify(row.errors)).not.toContain('sk-tenant-own-key');
 

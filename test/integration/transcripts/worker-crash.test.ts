@@ -1,6 +1,10 @@
 // Fault test: the worker process dies (SIGKILL) while it streams a recording to the transcription provider; a new
 // worker takes over. Temporal notices the dead worker by its missing heartbeats, the transcribe activity runs again
 // elsewhere, and the recording ends with exactly one transcript, completed (the activity overwrites its own row).
+// SHORT_OUTSIDE_STEP_TIMINGS (src/config.ts): the dead worker is noticed after a 5 s heartbeat timeout and the step
+// retried 0.5 s later, instead of 15 s and then TRANSCRIBE_RETRY's 10 s; and the run's next workflow task, queued for
+// the dead worker that held the run, goes to the new one after 1 s (WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT), not
+// 10 s. What is proven is the same.
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TranscriptSchema } from '../../../src/modules/transcripts/transcript.entity.ts';
@@ -42,7 +46,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
   const frontUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
-  stack = await createRecordingStack({ media: { recordingSeconds: RECORDING_SECONDS }, env: { OPENAI_BASE_URL: `${frontUrl}/v1` } });
+  stack = await createRecordingStack({
+    media: { recordingSeconds: RECORDING_SECONDS },
+    env: { OPENAI_BASE_URL: `${frontUrl}/v1`, SHORT_OUTSIDE_STEP_TIMINGS: 'true', WORKER_STICKY_SCHEDULE_TO_START_TIMEOUT: '1' },
+  });
   target = stack.media.url;
 }, 120_000);
 
