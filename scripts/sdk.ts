@@ -13,6 +13,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from './generate.ts';
+import { withFileLock } from './tools.ts';
 
 export const SDK_ROOT = join(REPO_ROOT, '.sdk');
 export const SPEC_PATH = join(REPO_ROOT, 'spec', 'openapi.yaml');
@@ -49,8 +50,15 @@ async function readOrEmpty(path: string): Promise<string> {
   return readFile(path, 'utf8').catch(() => '');
 }
 
-/** Generates one client into .sdk/<generator>/ unless the folder already holds one from the same inputs. */
-export async function generateSdk(generator: GeneratorName, options: { force?: boolean } = {}): Promise<{ dir: string; cached: boolean }> {
+/**
+ * Generates one client into .sdk/<generator>/ unless the folder already holds one from the same inputs. Under a lock
+ * per generator: two SDK test files may ask for the same client at once (each would empty the folder the other writes).
+ */
+export function generateSdk(generator: GeneratorName, options: { force?: boolean } = {}): Promise<{ dir: string; cached: boolean }> {
+  return withFileLock(join(SDK_ROOT, `${generator}.lock`), () => generateUnlocked(generator, options));
+}
+
+async function generateUnlocked(generator: GeneratorName, options: { force?: boolean }): Promise<{ dir: string; cached: boolean }> {
   const dir = sdkDir(generator);
   const hash = await inputsHash(generator);
   if (!options.force && (await readOrEmpty(join(dir, HASH_FILE))) === hash) return { dir, cached: true };
@@ -83,14 +91,16 @@ export async function pythonSdkEnv(): Promise<{ python: string; pythonPath: stri
   const hash = createHash('sha256').update(await readFile(requirements)).digest('hex');
   const python = join(PYTHON_ENV, 'bin', 'python');
   const stamp = join(PYTHON_ENV, '.convene-requirements-hash');
-  if ((await readOrEmpty(stamp)) !== hash) {
+  // Under a lock: two test files may prepare it at once (each would remove the folder the other builds).
+  await withFileLock(`${PYTHON_ENV}.lock`, async () => {
+    if ((await readOrEmpty(stamp)) === hash) return;
     await rm(PYTHON_ENV, { recursive: true, force: true });
     await execFileAsync('python3', ['-m', 'venv', PYTHON_ENV]);
     await execFileAsync(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements], {
       maxBuffer: 16 * 1024 * 1024,
     });
     await writeFile(stamp, hash);
-  }
+  });
   return { python, pythonPath: dir };
 }
 

@@ -165,34 +165,42 @@ function run(command: string, args: string[]): Promise<{ code: number | null; ou
 }
 
 /** Serialises installs across processes (parallel jest runs, CI steps) with an O_EXCL lock file holding our pid. */
-async function withInstallLock<T>(work: () => Promise<T>): Promise<T> {
-  await mkdir(toolsDir, { recursive: true });
+function withInstallLock<T>(work: () => Promise<T>): Promise<T> {
+  return withFileLock(lockFile, work);
+}
+
+/**
+ * Runs `work` holding the lock file `lockPath` (created O_EXCL, holding our pid; a dead owner's lock is taken over),
+ * waiting up to 10 minutes for another process's: for work two test files may start at once on the same folder.
+ */
+export async function withFileLock<T>(lockPath: string, work: () => Promise<T>): Promise<T> {
+  await mkdir(dirname(lockPath), { recursive: true });
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
-      const handle = await open(lockFile, 'wx');
+      const handle = await open(lockPath, 'wx');
       await handle.writeFile(String(process.pid));
       await handle.close();
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (await lockIsStale()) {
-        await unlink(lockFile).catch(() => undefined);
+      if (await lockIsStale(lockPath)) {
+        await unlink(lockPath).catch(() => undefined);
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${lockFile}; delete it if no install is running`);
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${lockPath}; delete it if no install is running`);
       await new Promise((r) => setTimeout(r, 250));
     }
   }
   try {
     return await work();
   } finally {
-    await unlink(lockFile).catch(() => undefined);
+    await unlink(lockPath).catch(() => undefined);
   }
 }
 
-async function lockIsStale(): Promise<boolean> {
-  const owner = Number(await readFile(lockFile, 'utf8').catch(() => ''));
+async function lockIsStale(lockPath: string): Promise<boolean> {
+  const owner = Number(await readFile(lockPath, 'utf8').catch(() => ''));
   // An empty file is a lock being written right now; only a dead owner makes it stale.
   if (!Number.isInteger(owner) || owner <= 0) return false;
   try {
