@@ -122,14 +122,15 @@ export async function createCore(config: Config, logger: Logger, databaseUrl: st
     tenants,
     rooms,
     providers,
-    async close() {
-      await relay.close();
-      await emptyRoomTimer.close();
-      await temporal.close();
-      s3.destroy();
-      await roomBus.close();
-      await orm.close();
-    },
+    close: () =>
+      closeInOrder(logger, [
+        ['handover relay', () => relay.close()],
+        ['empty-room timer', () => emptyRoomTimer.close()],
+        ['Temporal client', () => temporal.close()],
+        ['S3 client', () => s3.destroy()],
+        ['room bus', () => roomBus.close()],
+        ['database pool', () => orm.close()],
+      ]),
   };
 }
 
@@ -196,9 +197,30 @@ export async function createServices(config: Config, logger: Logger, databaseUrl
     deliveries,
     readiness: readinessChecks({ config, orm, s3 }),
     async close() {
-      await stopKeyRefresh();
-      await writer.close();
+      await closeInOrder(logger, [
+        ['signing-key refresh', stopKeyRefresh],
+        ['participant writer pool', () => writer.close()],
+      ]);
       await core.close();
     },
   };
+}
+
+/** How long a close step may run before it is logged by name, while it still runs. */
+const SLOW_CLOSE_STEP_MS = 5000;
+
+/**
+ * Runs the close steps in order. A step still running after SLOW_CLOSE_STEP_MS is logged (a warning naming it) while
+ * it runs, so a shutdown that hangs says where: a pool whose client is never released, a goodbye that never comes.
+ */
+async function closeInOrder(logger: Logger, steps: Array<[name: string, step: () => unknown]>): Promise<void> {
+  for (const [name, step] of steps) {
+    const slow = setTimeout(() => logger.warn({ step: name }, `closing: ${name} still running after ${SLOW_CLOSE_STEP_MS / 1000} s`), SLOW_CLOSE_STEP_MS);
+    slow.unref();
+    try {
+      await step();
+    } finally {
+      clearTimeout(slow);
+    }
+  }
 }

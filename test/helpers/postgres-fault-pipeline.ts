@@ -215,6 +215,9 @@ export function definePostgresFaultPipelineTest(fault: PostgresFault): void {
       await running;
     });
     await teardownStep('app close', async () => t?.close());
+    // A close step of the app's that ran past 5 s names itself in its log (closeInOrder, src/services/container.ts).
+    const slowSteps = (t?.logs() ?? '').split('\n').filter((line) => line.includes('"closing: '));
+    if (slowSteps.length > 0) process.stderr.write(`[pg-${fault}] afterAll: the app's slow close steps:\n${slowSteps.join('\n')}\n`);
     await teardownStep('temporal client close', async () => temporal?.close());
     await teardownStep('worker connection close', async () => connection?.close());
     await teardownStep('media server stop', async () => media?.stop());
