@@ -10,7 +10,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { channel } from 'node:diagnostics_channel';
 import type { OutsideStepTimings, WorkflowSubject } from '../../workflows/shared.ts';
 import { currentTraceCarrier } from '../tracing/spans.ts';
-import { withOutsideStepTimings } from './starts.ts';
 
 /** A workflow start as the relay will make it: ids only in `args` (docs/decisions.md §13), never a secret. */
 export interface HandoverStart {
@@ -93,4 +92,19 @@ export class Handovers {
     if (handoverCommitted.hasSubscribers) handoverCommitted.publish(undefined);
     this.wake();
   }
+}
+
+/** The workflows whose input takes outsideStepTimings (workflows/shared.ts): those with a step calling a service outside. */
+const TAKES_OUTSIDE_STEP_TIMINGS = new Set(['recordingIngestWorkflow', 'postMeetingWorkflow', 'transcriptionWorkflow', 'webhookDeliveryWorkflow']);
+
+/**
+ * `start` with the tests' shorter outside-step timings in its input (SHORT_OUTSIDE_STEP_TIMINGS, src/config.ts), when
+ * there are any and its workflow takes them; else `start` itself, so a production start is recorded as it always was.
+ * Handovers.record applies it to every start it records; a test that starts a run itself applies it by hand. It lives
+ * here rather than beside the starts (starts.ts) so that file imports nothing back from this one.
+ */
+export function withOutsideStepTimings(start: HandoverStart, timings: OutsideStepTimings | undefined): HandoverStart {
+  if (!timings || !TAKES_OUTSIDE_STEP_TIMINGS.has(start.workflowType)) return start;
+  const [input, ...rest] = start.args;
+  return { ...start, args: [{ ...(input as object), outsideStepTimings: timings }, ...rest] };
 }

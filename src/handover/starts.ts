@@ -11,7 +11,6 @@ import {
   tenantPurgeWorkflowId,
   transcriptionWorkflowId,
   webhookDeliveryWorkflowId,
-  type OutsideStepTimings,
 } from '../../workflows/shared.ts';
 import type { HandoverStart } from './handover.ts';
 
@@ -133,17 +132,3 @@ export const starts = {
     };
   },
 };
-
-/** The workflows whose input takes outsideStepTimings (workflows/shared.ts): those with a step calling a service outside. */
-const TAKES_OUTSIDE_STEP_TIMINGS = new Set(['recordingIngestWorkflow', 'postMeetingWorkflow', 'transcriptionWorkflow', 'webhookDeliveryWorkflow']);
-
-/**
- * `start` with the tests' shorter outside-step timings in its input (SHORT_OUTSIDE_STEP_TIMINGS, src/config.ts), when
- * there are any and its workflow takes them; else `start` itself, so a production start is recorded as it always was.
- * Handovers.record applies it to every start it records; a test that starts a run itself applies it by hand.
- */
-export function withOutsideStepTimings(start: HandoverStart, timings: OutsideStepTimings | undefined): HandoverStart {
-  if (!timings || !TAKES_OUTSIDE_STEP_TIMINGS.has(start.workflowType)) return start;
-  const [input, ...rest] = start.args;
-  return { ...start, args: [{ ...(input as object), outsideStepTimings: timings }, ...rest] };
-}

@@ -5,7 +5,7 @@
 import { SHORT_OUTSIDE_STEP_TIMINGS } from '../../../src/config.ts';
 import { createDelivery, deliveryStart } from '../../../src/modules/deliveries/delivery.service.ts';
 import { startHandover } from '../../../src/handover/relay.ts';
-import { withOutsideStepTimings } from '../../../src/handover/starts.ts';
+import { withOutsideStepTimings } from '../../../src/handover/handover.ts';
 import { WebhookDeliveryAttemptSchema } from '../../../src/modules/deliveries/delivery.entity.ts';
 import { webhookDeliveryWorkflowId, type OutsideStepTimings } from '../../../workflows/shared.ts';
 import { configureWebhook, processedRecording, RECORDING_BYTES, SEGMENTS } from '../../helpers/delivery-fixtures.ts';

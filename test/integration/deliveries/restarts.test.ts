@@ -13,7 +13,7 @@ import { loadConfig, SHORT_OUTSIDE_STEP_TIMINGS } from '../../../src/config.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { createDelivery, deliveryStart } from '../../../src/modules/deliveries/delivery.service.ts';
 import { startHandover } from '../../../src/handover/relay.ts';
-import { withOutsideStepTimings } from '../../../src/handover/starts.ts';
+import { withOutsideStepTimings } from '../../../src/handover/handover.ts';
 import { createTemporalClient, type TemporalClient } from '../../../src/temporal/client.ts';
 import { createServices, type Services } from '../../../src/services/container.ts';
 import { ensureBuckets } from '../../../src/storage/s3-client.ts';

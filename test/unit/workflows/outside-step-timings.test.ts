@@ -2,7 +2,8 @@
 // (workflows/shared.ts OutsideStepTimings, SHORT_OUTSIDE_STEP_TIMINGS in src/config.ts) travel in a run's input. Absent,
 // as in every production start, they change nothing: no option laid over the step's own, no field in the input.
 import { SHORT_OUTSIDE_STEP_TIMINGS } from '../../../src/config.ts';
-import { starts, withOutsideStepTimings } from '../../../src/handover/starts.ts';
+import { withOutsideStepTimings } from '../../../src/handover/handover.ts';
+import { starts } from '../../../src/handover/starts.ts';
 import { outsideStepOverrides } from '../../../workflows/shared.ts';
 
 test('absent timings lay nothing over a step: its heartbeat timeout and retry policy stay the workflow’s own', () => {
