@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { requireAsValidator } from './validator-internals.ts';
 
 /**
  * Cached route matching for express-openapi-validator. To find a request's operation, its metadata middleware
@@ -21,8 +21,7 @@ let installed = false;
 export function cacheValidatorRouteMatching(): void {
   if (installed) return;
   installed = true;
-  const requireFromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
-  const module = requireFromValidator('path-to-regexp') as { pathToRegexp: PathToRegexp };
+  const module = requireAsValidator<{ pathToRegexp: PathToRegexp }>('path-to-regexp');
   const compile = module.pathToRegexp;
   const cache = new Map<string, unknown>();
   module.pathToRegexp = (path, options) => {

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { requireAsValidator } from './validator-internals.ts';
 
 /**
  * One compilation of the contract per validator, for express-openapi-validator (5.6). It makes a validator per
@@ -42,8 +42,7 @@ let installed = false;
 export function shareValidatorSchemaCompilation(): void {
   if (installed) return;
   installed = true;
-  const requireFromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
-  const util = requireFromValidator('./middlewares/util.js') as { useAjvCache: UseAjvCache };
+  const util = requireAsValidator<{ useAjvCache: UseAjvCache }>('./middlewares/util.js');
   const useAjvCache = util.useAjvCache;
   util.useAjvCache = (ajv, schema, key) => useAjvCache(ajv, byReference(ajv, schema) ?? schema, key);
 }
