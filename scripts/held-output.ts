@@ -1,8 +1,7 @@
 // A child process whose output (stdout and stderr, in the order they came) is held back and handed over whole when it
-// ends, so that several running at once (npm test's fuzzing and static checks beside jest, the fuzzer's two runs) each
+// ends, so that several running at once (npm test's static checks beside the fuzzing, the fuzzer's two runs) each
 // print in one piece and never mix their lines.
 import { spawn, type SpawnOptions } from 'node:child_process';
-import { setPriority } from 'node:os';
 
 export interface HeldRun {
   /** The exit code; null when the process could not start or was killed. */
@@ -11,17 +10,9 @@ export interface HeldRun {
   output: string;
 }
 
-export interface HeldRunOptions extends Pick<SpawnOptions, 'cwd' | 'env'> {
-  /** The process's CPU priority (os.setPriority; its children inherit it), e.g. os.constants.priority.PRIORITY_LOW. */
-  priority?: number;
-}
-
-export function runHeldOutput(command: string, args: string[], options: HeldRunOptions = {}): Promise<HeldRun> {
+export function runHeldOutput(command: string, args: string[], options: Pick<SpawnOptions, 'cwd' | 'env'> = {}): Promise<HeldRun> {
   const chunks: Buffer[] = [];
-  const { priority, ...spawnOptions } = options;
-  const child = spawn(command, args, { ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe'] });
-  // Set right after the start: the few milliseconds before at normal priority do not matter.
-  if (priority !== undefined && child.pid !== undefined) setPriority(child.pid, priority);
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (chunk: Buffer) => chunks.push(chunk));
   child.stderr!.on('data', (chunk: Buffer) => chunks.push(chunk));
   return new Promise((resolve) => {

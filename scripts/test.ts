@@ -1,19 +1,14 @@
-// `npm test`: every check CI runs, each named as it starts, ending with one plain line "N passed, N failed" (jest's own
-// count) so a reader or CI sees the outcome at a glance; any failing step fails `npm test`, named, with its output.
+// `npm test`: every check CI runs, each named as it starts. Stops after the first stage with a failing step, and always
+// ends with one plain line "N passed, N failed" (jest's own count) so a reader or CI sees the outcome at a glance.
 //
-// Two cores, so the order is chosen by who waits for whom (BENCHMARKS.md, "The test suite's time"):
-//   1. the citation check (a second), then the service binaries, the fuzzer and the openapi-generator JAR, all at once
-//      (downloads: jest, the fuzzing and the SDK tests need them);
-//   2. jest, the contract fuzzing and the static checks (lint, type check, spec validations) all at once. Jest is the
-//      long pole (about ten minutes) and leaves part of both cores idle while its tests wait on real services; the
-//      static checks run at the lowest CPU priority, so they take that idle time and never slow a test down. The
-//      fuzzing is bounded by the clock (FUZZ_MAX_TIME), not by work, and runs at normal priority beside jest.
-// Jest's output streams as it comes; the fuzzing's and each static check's output is held back and printed whole,
-// under its title, when it ends, so no two outputs mix.
+// Contract fuzzing is time-boxed by the clock (FUZZ_MAX_TIME per run), not by work, so the static checks (lint, type
+// check, spec validations) run beside it, one after another, instead of before it: the fuzzing's output streams as it
+// comes, and each static check's output is held back and printed whole, under its title, when that check ends, so no
+// two outputs mix. A failing check still fails `npm test`, named, with its output.
 import { spawn } from 'node:child_process';
 import { runHeldOutput } from './held-output.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { constants, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const node = process.execPath; // Node 24 from the `node` devDependency: npm scripts put it first on PATH
@@ -21,21 +16,20 @@ const bin = (name: string) => join('node_modules', '.bin', name);
 
 type Step = [title: string, command: string, args: string[]];
 
-// A second, and it needs nothing installed. Every cited section must exist in docs/ (no trail leads outside, and no
-// comment or doc line cites an issue number: the repository holds no tracker).
+// First: a second, and it needs nothing installed. Every cited section must exist in docs/ (no trail leads outside,
+// and no comment or doc line cites an issue number: the repository holds no tracker).
 const citations: Step = ['citations lead to docs/decisions.md and docs/architecture.md (scripts/check-citations.ts)', node, ['scripts/check-citations.ts']];
 
-// Downloads, side by side, before anything that needs them.
-const downloads: Step[] = [
-  ['the service binaries and the fuzzer (temporal, temporal-test-server, weed, schemathesis; scripts/tools.ts)', node, ['scripts/tools.ts']],
-  // Fetched once here (Maven Central, version pinned in openapitools.json) so the SDK tests never race to download it.
-  ['the openapi-generator JAR for the SDK tests', node, ['node_modules/@openapitools/openapi-generator-cli/main.js', 'version']],
-];
+// Then the downloads the rest needs, side by side.
+const tools: Step = ['install the service binaries and the fuzzer (temporal, temporal-test-server, weed, schemathesis)', node, ['scripts/tools.ts']];
+// Fetched once here (Maven Central, version pinned in openapitools.json) so the SDK tests never race to download it.
+const generatorJar: Step = ['openapi-generator JAR for the SDK tests', node, ['node_modules/@openapitools/openapi-generator-cli/main.js', 'version']];
 
-// Two time-boxed schemathesis runs (tenant key, admin key) at once against the real app and services: ~1.5 min.
+// ~1.5 min on 2 cores: two time-boxed schemathesis runs (tenant key, admin key) at once against the real app and
+// services. Its output is shown as it comes (a progress line every 30 s).
 const fuzzing: Step = ['contract fuzzing (schemathesis over spec/openapi.yaml, scripts/fuzz.ts)', node, ['scripts/fuzz.ts']];
 
-// One after another, at the lowest CPU priority, in the time jest leaves idle.
+// Beside the fuzzing, one after another (two cores: the fuzzing's app and services need one).
 const staticChecks: Step[] = [
   ['generated/ is up to date with spec/', node, ['scripts/check-generated.ts']],
   ['OpenAPI lint (Redocly)', bin('redocly'), ['lint', 'spec/openapi.yaml', '--format', 'stylish']],
@@ -51,70 +45,105 @@ interface Outcome {
   ok: boolean;
 }
 
+/** Runs a step with its output going straight to ours. */
+function runLive([title, command, args]: Step): Promise<Outcome> {
+  console.log(`\n▶ ${title}`);
+  const child = spawn(command, args, { stdio: 'inherit' });
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      console.error(error);
+      resolve({ title, ok: false });
+    });
+    child.on('close', (code) => resolve({ title, ok: code === 0 }));
+  });
+}
+
 /** Runs a step with its output held back (scripts/held-output.ts), then printed in one piece under its title. */
-async function runHeld([title, command, args]: Step, options: { priority?: number } = {}): Promise<Outcome> {
+async function runHeld([title, command, args]: Step, beside: string): Promise<Outcome> {
   const started = performance.now();
-  const { code, output } = await runHeldOutput(command, args, options);
+  const { code, output } = await runHeldOutput(command, args);
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
   const ok = code === 0;
-  // One write: whole lines, never in the middle of another step's line.
-  process.stdout.write(`\n▶ ${title} (${seconds} s): ${ok ? 'passed' : `FAILED (exit code ${code})`}\n${output}`);
+  // One write: whole lines, never in the middle of another step's line (fuzzing writes whole lines too).
+  process.stdout.write(`\n▶ ${title} (beside ${beside}, ${seconds} s): ${ok ? 'passed' : `FAILED (exit code ${code})`}\n${output}`);
   return { title, ok };
 }
 
-async function runStaticChecks(): Promise<Outcome[]> {
-  const outcomes: Outcome[] = [];
-  for (const step of staticChecks) outcomes.push(await runHeld(step, { priority: constants.priority.PRIORITY_LOW }));
-  return outcomes;
-}
-
-/** Jest with its output live; resolves to its exit code and the passed and failed counts of its JSON report. */
-async function runJest(): Promise<{ ok: boolean; passed: number; failed: number }> {
-  console.log('\n▶ jest (unit, integration, workflow tests against the real services; the fuzzing and static checks run beside it)');
-  const outDir = mkdtempSync(join(tmpdir(), 'convene-jest-'));
-  const outFile = join(outDir, 'results.json');
-  const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(
-      node,
-      ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning', bin('jest'), '--json', `--outputFile=${outFile}`, ...process.argv.slice(2)],
-      { stdio: 'inherit' },
-    );
-    child.on('error', () => resolve(null));
-    child.on('close', resolve);
-  });
-  let passed = 0;
-  let failed = 1;
-  try {
-    const results = JSON.parse(readFileSync(outFile, 'utf8'));
-    passed = results.numPassedTests;
-    failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
-  } catch {
-    console.error('jest wrote no results');
+/** Streams a step's output line by line, so a held-back block printed meanwhile falls between two whole lines. */
+function runLineByLine([title, command, args]: Step): Promise<Outcome> {
+  console.log(`\n▶ ${title} (the static checks run beside it; each is printed when it ends)`);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const [stream, target] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+    let pending = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      pending += chunk;
+      const end = pending.lastIndexOf('\n');
+      if (end < 0) return;
+      target.write(pending.slice(0, end + 1));
+      pending = pending.slice(end + 1);
+    });
+    stream.on('end', () => {
+      if (pending) target.write(`${pending}\n`);
+    });
   }
-  rmSync(outDir, { recursive: true, force: true });
-  return { ok: code === 0 && failed === 0 && passed > 0, passed, failed };
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      console.error(error);
+      resolve({ title, ok: false });
+    });
+    child.on('close', (code) => resolve({ title, ok: code === 0 }));
+  });
 }
 
-function report(failures: Outcome[], passed: number, failed: number): never {
+function fail(failures: Outcome[]): never {
   for (const { title } of failures) console.error(`\n✖ ${title} failed`);
-  // A failing step that is not a jest test still counts, so the last line never reads "0 failed" on a red run.
-  const otherFailures = failures.filter(({ title }) => !title.startsWith('jest')).length;
-  console.log(`\n${passed} passed, ${failed + otherFailures} failed`);
-  process.exit(failures.length === 0 ? 0 : 1);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
 }
 
 // Said up front, so nobody takes a quiet minute for a hang.
 console.log(
   'npm test took about 14 minutes on 2 cores in the clean-clone run of 2026-11-29 (17 with npm ci; the first run installs the service ' +
-    'binaries, the fuzzer and the openapi-generator JAR): jest ~11.5 min, with the contract fuzzing and the static checks beside it; ' +
-    'longer on a busy machine.',
+    'binaries, the fuzzer and the openapi-generator JAR): contract fuzzing with the static checks beside it ~2.5 min, printing a progress ' +
+    'line every 30 s, then jest ~11.5 min; longer on a busy machine.',
 );
 
-const cited = await runHeld(citations);
-if (!cited.ok) report([cited], 0, 0);
-const downloaded = await Promise.all(downloads.map((step) => runHeld(step)));
-if (downloaded.some((outcome) => !outcome.ok)) report(downloaded.filter((outcome) => !outcome.ok), 0, 0);
+const cited = await runLive(citations);
+if (!cited.ok) fail([cited]);
+const downloads = await Promise.all([runLive(tools), runHeld(generatorJar, 'the service binaries')]);
+if (downloads.some((outcome) => !outcome.ok)) fail(downloads.filter((outcome) => !outcome.ok));
 
-const [jest, fuzzOutcome, staticOutcomes] = await Promise.all([runJest(), runHeld(fuzzing), runStaticChecks()]);
-const failures = [...staticOutcomes, fuzzOutcome, ...(jest.ok ? [] : [{ title: 'jest', ok: false }])].filter((outcome) => !outcome.ok);
-report(failures, jest.passed, jest.failed);
+const runStatic = async (): Promise<Outcome[]> => {
+  const outcomes: Outcome[] = [];
+  for (const step of staticChecks) outcomes.push(await runHeld(step, 'the fuzzing'));
+  return outcomes;
+};
+const [fuzzOutcome, staticOutcomes] = await Promise.all([runLineByLine(fuzzing), runStatic()]);
+const failures = [...staticOutcomes, fuzzOutcome].filter((outcome) => !outcome.ok);
+if (failures.length > 0) fail(failures);
+
+console.log('\n▶ jest (unit, integration, workflow tests against the real services)');
+const outDir = mkdtempSync(join(tmpdir(), 'convene-jest-'));
+const outFile = join(outDir, 'results.json');
+const jest = await new Promise<number | null>((resolve) => {
+  const child = spawn(
+    node,
+    ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning', bin('jest'), '--json', `--outputFile=${outFile}`, ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
+  child.on('error', () => resolve(null));
+  child.on('close', resolve);
+});
+let passed = 0;
+let failed = 1;
+try {
+  const results = JSON.parse(readFileSync(outFile, 'utf8'));
+  passed = results.numPassedTests;
+  failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
+} catch {
+  console.error('jest wrote no results');
+}
+rmSync(outDir, { recursive: true, force: true });
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(jest === 0 && failed === 0 && passed > 0 ? 0 : 1);
