@@ -55,10 +55,19 @@ export function send(options: SendOptions): Promise<ProviderResponse> {
   });
 }
 
-function sendRequest(options: SendOptions, url: URL): Promise<ProviderResponse> {
+/**
+ * `resendOnStaleConnection`: Node keeps connections alive between requests, and a server closes an idle one after its
+ * own timeout (Node's 5 s, llama.cpp's, a proxy's). A request sent on a kept connection just as the server closes it
+ * fails with ECONNRESET before the server read it; Node's http docs advise sending it again. Done once, on a new
+ * connection, and only for a body we still hold (a streamed upload is gone; the activity's retry sends it again).
+ * Without this, one unlucky moment cost a long meeting's whole AI step (seen under load: two of its parts apart by the
+ * server's keep-alive timeout).
+ */
+function sendRequest(options: SendOptions, url: URL, resendOnStaleConnection = true): Promise<ProviderResponse> {
   const requestFn = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<ProviderResponse>((resolve, reject) => {
     let settled = false;
+    let answered = false;
     const finish = (error: ProviderError | undefined, value?: ProviderResponse) => {
       if (settled) return;
       settled = true;
@@ -73,6 +82,7 @@ function sendRequest(options: SendOptions, url: URL): Promise<ProviderResponse> 
       }
     };
     const req = requestFn(url, { method: options.method ?? 'POST', headers: options.headers }, (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
@@ -95,7 +105,17 @@ function sendRequest(options: SendOptions, url: URL): Promise<ProviderResponse> 
     const onAbort = () => finish(new ProviderError(`${options.provider}: request cancelled`, { retryable: false }));
     if (options.signal?.aborted) return onAbort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (error) => finish(connectionError(options.provider, error)));
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      const stale = req.reusedSocket && error.code === 'ECONNRESET' && !answered && !(options.body instanceof Readable);
+      if (stale && resendOnStaleConnection && !settled) {
+        settled = true;
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        resolve(sendRequest(options, url, false));
+        return;
+      }
+      finish(connectionError(options.provider, error));
+    });
     if (options.body === undefined) {
       req.end();
     } else if (Buffer.isBuffer(options.body)) {
