@@ -25,6 +25,11 @@ export const GENERATORS = {
 export type GeneratorName = keyof typeof GENERATORS;
 
 const HASH_FILE = '.convene-spec-hash';
+/**
+ * One generation is a JVM run of a few seconds: the JIT's optimising tier and the parallel collector cost more CPU than
+ * they save in it (typescript-fetch, 2 cores: 14.4 → 8.7 s of CPU, 8.4 → 6.2 s). JAVA_OPTS, when set, wins.
+ */
+const SHORT_RUN_JAVA_OPTS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 const execFileAsync = promisify(execFile);
 
 export function sdkDir(generator: GeneratorName): string {
@@ -72,7 +77,7 @@ async function generateUnlocked(generator: GeneratorName, options: { force?: boo
   await execFileAsync(
     process.execPath,
     [cli, 'generate', '-i', SPEC_PATH, '-g', generator, '-o', dir, '--additional-properties', properties],
-    { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 },
+    { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, JAVA_OPTS: process.env.JAVA_OPTS ?? SHORT_RUN_JAVA_OPTS } },
   );
   await writeFile(join(dir, HASH_FILE), hash);
   return { dir, cached: false };

@@ -100,8 +100,9 @@ export async function createRecordingStack(options: { media?: Partial<DevMediaSe
 
 /** `node src/main.ts worker`, resolved once it logs that it polls. */
 export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  // The run's workflow bundle (test/harness/global-setup.ts), unless the caller chose: no webpack per worker.
-  const withBundle = { ...pick(process.env, ['WORKFLOW_BUNDLE_PATH']), ...env };
+  // The run's workflow bundle (test/harness/global-setup.ts), unless the caller chose: no webpack per worker; and npm
+  // test's compile cache (scripts/test.ts), so a worker reuses the code earlier ones compiled.
+  const withBundle = { ...pick(process.env, ['WORKFLOW_BUNDLE_PATH', 'NODE_COMPILE_CACHE']), ...env };
   const child = spawn(process.execPath, ['src/main.ts', 'worker'], { env: withBundle, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
