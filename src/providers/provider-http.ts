@@ -68,7 +68,8 @@ function sendRequest(options: SendOptions, url: URL, resendOnStaleConnection = t
   return new Promise<ProviderResponse>((resolve, reject) => {
     let settled = false;
     let answered = false;
-    const finish = (error: ProviderError | undefined, value?: ProviderResponse) => {
+    // `value` may be the answer of the request sent again (below).
+    const finish = (error: ProviderError | undefined, value?: ProviderResponse | Promise<ProviderResponse>) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -107,14 +108,8 @@ function sendRequest(options: SendOptions, url: URL, resendOnStaleConnection = t
     options.signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', (error: NodeJS.ErrnoException) => {
       const stale = req.reusedSocket && error.code === 'ECONNRESET' && !answered && !(options.body instanceof Readable);
-      if (stale && resendOnStaleConnection && !settled) {
-        settled = true;
-        clearTimeout(timer);
-        options.signal?.removeEventListener('abort', onAbort);
-        resolve(sendRequest(options, url, false));
-        return;
-      }
-      finish(connectionError(options.provider, error));
+      if (stale && resendOnStaleConnection) finish(undefined, sendRequest(options, url, false));
+      else finish(connectionError(options.provider, error));
     });
     if (options.body === undefined) {
       req.end();
