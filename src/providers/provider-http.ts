@@ -107,6 +107,8 @@ function sendRequest(options: SendOptions, url: URL, resendOnStaleConnection = t
     if (options.signal?.aborted) return onAbort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', (error: NodeJS.ErrnoException) => {
+      // Our own timeout or cancellation destroys the request, which Node reports as a reset too: never resent.
+      if (settled) return;
       const stale = req.reusedSocket && error.code === 'ECONNRESET' && !answered && !(options.body instanceof Readable);
       if (stale && resendOnStaleConnection) finish(undefined, sendRequest(options, url, false));
       else finish(connectionError(options.provider, error));
