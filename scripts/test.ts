@@ -15,8 +15,8 @@ const node = process.execPath; // Node 24 from the `node` devDependency: npm scr
 
 // Every Node process of the run (jest's workers, the API and worker processes the tests start, tsc, ESLint, the CLIs)
 // keeps the code V8 compiled for the modules it loads through Node's own loader on disk, and the next one reuses it:
-// about 0.9 s of CPU less per API or worker process, and dozens start. (Modules jest loads into a test file's own
-// registry are compiled by jest, not Node, and are not cached.) In node_modules/.cache, so a fresh `npm ci` starts empty.
+// about 0.9 s of CPU less per API or worker process, and dozens start; jest's workers load the test files through
+// Node's loader too (jest-light-runner, jest.config.js). In node_modules/.cache, so a fresh `npm ci` starts empty.
 process.env.NODE_COMPILE_CACHE ??= join(process.cwd(), 'node_modules', '.cache', 'node-compile-cache');
 const bin = (name: string) => join('node_modules', '.bin', name);
 
@@ -142,7 +142,7 @@ const outFile = join(outDir, 'results.json');
 const jest = await new Promise<number | null>((resolve) => {
   const child = spawn(
     node,
-    ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning', bin('jest'), '--json', `--outputFile=${outFile}`, ...process.argv.slice(2)],
+    [bin('jest'), '--json', `--outputFile=${outFile}`, ...process.argv.slice(2)],
     { stdio: 'inherit' },
   );
   child.on('error', () => resolve(null));

@@ -38,13 +38,19 @@ interface LibraryRoot {
 const specOf = new WeakMap<AjvLike, { paths: object; refs: Set<string> }>();
 let compiledByReference = 0;
 let installed = false;
+let sharing = false;
 
-export function shareValidatorSchemaCompilation(): void {
+/**
+ * Turns the sharing on for validators built from now on in this process (the library's module is one per process);
+ * `false` leaves them to the library's own compilation, for the test that compares the two in one process.
+ */
+export function shareValidatorSchemaCompilation(enabled = true): void {
+  sharing = enabled;
   if (installed) return;
   installed = true;
   const util = requireAsValidator<{ useAjvCache: UseAjvCache }>('./middlewares/util.js');
   const useAjvCache = util.useAjvCache;
-  util.useAjvCache = (ajv, schema, key) => useAjvCache(ajv, byReference(ajv, schema) ?? schema, key);
+  util.useAjvCache = (ajv, schema, key) => useAjvCache(ajv, (sharing && byReference(ajv, schema)) || schema, key);
 }
 
 /** How many validators were compiled by reference into the shared spec (for the test that this still works). */

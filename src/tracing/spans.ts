@@ -23,9 +23,9 @@ export function tracingActive(): boolean {
   return active;
 }
 
-/** Called by startTracing once the SDK is registered. */
-export function markTracingActive(): void {
-  active = true;
+/** Called by startTracing once the SDK is registered, and with `false` once its shutdown unregistered it. */
+export function markTracingActive(on = true): void {
+  active = on;
 }
 
 /** The W3C trace context (`traceparent`, and `tracestate` when there is one) as a plain object. */

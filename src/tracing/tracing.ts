@@ -7,6 +7,7 @@
 // The SDK is the 1.x line (sdk-trace-base 1.30, OTLP exporters 0.57): the one @temporalio/interceptors-opentelemetry
 // 1.24 builds workflow spans for (their shape changed in 2.x).
 import { createRequire } from 'node:module';
+import { context, propagation, trace } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Resource } from '@opentelemetry/resources';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
@@ -60,7 +61,16 @@ export async function startTracing(service: ServiceName, settings: Config['traci
   started = {
     resource,
     spanProcessor,
-    shutdown: () => provider.shutdown(),
+    shutdown: async () => {
+      await provider.shutdown();
+      // Everything register() set is unset, so this process is as it was before startTracing (a later start, e.g.
+      // the next test file in the same process, registers afresh instead of finding a stopped provider).
+      trace.disable();
+      context.disable();
+      propagation.disable();
+      markTracingActive(false);
+      started = undefined;
+    },
   };
   return started;
 }

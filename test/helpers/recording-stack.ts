@@ -99,6 +99,9 @@ export async function createRecordingStack(options: { media?: Partial<DevMediaSe
 }
 
 /** `node src/main.ts worker`, resolved once it logs that it polls. */
+/** A worker polls within a few seconds even on a busy machine. */
+const WORKER_START_LIMIT_MS = 45_000;
+
 export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
   // The run's workflow bundle (test/harness/global-setup.ts), unless the caller chose: no webpack per worker; and npm
   // test's compile cache (scripts/test.ts), so a worker reuses the code earlier ones compiled.
@@ -107,13 +110,24 @@ export async function spawnWorker(env: Record<string, string>): Promise<WorkerPr
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
+    // A worker that neither polls nor exits fails the test with what it printed, instead of holding it to its limit.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`worker not polling after ${WORKER_START_LIMIT_MS} ms:\n${output}`));
+    }, WORKER_START_LIMIT_MS);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('Convene worker polling')) resolve();
+      if (output.includes('Convene worker polling')) {
+        clearTimeout(timer);
+        resolve();
+      }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code} before polling:\n${output}`)));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited with ${code} before polling:\n${output}`));
+    });
   });
   return {
     child,

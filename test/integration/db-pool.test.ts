@@ -17,9 +17,11 @@ test('a lent connection that PostgreSQL terminates is an error logged and a quer
   try {
     const client = await pool.connect();
     const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-    const sleeping = client.query('select pg_sleep(5)');
+    // The expectation is attached before the termination: the query may reject before admin.query returns, and a
+    // rejection without a handler at that moment is an unhandled one.
+    const sleeping = expect(client.query('select pg_sleep(5)')).rejects.toThrow();
     await admin.query('select pg_terminate_backend($1)', [pid]);
-    await expect(sleeping).rejects.toThrow();
+    await sleeping;
     await new Promise((r) => setTimeout(r, 100)); // the 'error' event follows the connection's end
     client.release(true);
     expect(logged).toContain('PostgreSQL connection error');

@@ -2,7 +2,8 @@
 // strict tsc together with a flow written against it, and that flow runs the whole integrator journey against the
 // real app (test/sdk/typescript.flow.ts), with no hand edits to the generated code.
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '../../scripts/generate.ts';
@@ -12,6 +13,8 @@ import type { FlowOptions, FlowResult } from './flow-types.ts';
 import { createSdkStack, expectFlowSucceeded, SDK_WEBHOOK_SECRET, type SdkStack } from './sdk-stack.ts';
 
 const execFileAsync = promisify(execFile);
+/** Where the first test builds the client and the flow (JavaScript), which the second runs. */
+const builtDir = () => join(sdkDir, 'built');
 let sdkDir: string;
 let sdk: SdkStack;
 
@@ -23,12 +26,26 @@ afterAll(async () => {
   await sdk?.close();
 });
 
-test('the generated client and a flow written against it pass strict tsc', async () => {
+test('the generated client and a flow written against it pass strict tsc, which builds them', async () => {
   const tsconfig = join(sdkDir, 'tsconfig.strict.json');
+  // Built as an integrator's project would build it (the generated code uses parameter properties and
+  // extensionless imports, which Node cannot run as it is): CommonJS, in a folder that says so.
+  await rm(builtDir(), { recursive: true, force: true });
+  await mkdir(builtDir(), { recursive: true });
+  await writeFile(join(builtDir(), 'package.json'), JSON.stringify({ type: 'commonjs' }));
   await writeFile(
     tsconfig,
     JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'dom'], types: [] },
+      compilerOptions: {
+        strict: true,
+        target: 'es2022',
+        module: 'commonjs',
+        moduleResolution: 'node10',
+        lib: ['es2022', 'dom'],
+        types: [],
+        rootDir: REPO_ROOT,
+        outDir: builtDir(),
+      },
       include: ['src/**/*.ts', join(REPO_ROOT, 'test', 'sdk', 'typescript.flow.ts')],
     }),
   );
@@ -41,8 +58,8 @@ test('the generated client and a flow written against it pass strict tsc', async
 }, 120_000);
 
 test('the whole flow runs through the generated client', async () => {
-  const flowPath = './typescript.flow.ts';
-  const { runTypeScriptFlow } = (await import(flowPath)) as { runTypeScriptFlow: (options: FlowOptions) => Promise<FlowResult> };
+  const flow = join(builtDir(), 'test', 'sdk', 'typescript.flow.js');
+  const { runTypeScriptFlow } = createRequire(import.meta.url)(flow) as { runTypeScriptFlow: (options: FlowOptions) => Promise<FlowResult> };
   const lines: string[] = [];
   const result = await runTypeScriptFlow({
     baseUrl: sdk.stack.baseUrl,

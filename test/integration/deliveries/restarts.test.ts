@@ -39,7 +39,8 @@ const env: Record<string, string> = {};
 /** The real app on the private PostgreSQL: what createTestApp builds, minus the harness database. */
 async function startApi(): Promise<TestApp> {
   const config = loadConfig({ ...env, ADMIN_API_KEY: ADMIN_KEY });
-  const services: Services = await createServices(config, createLogger('silent'), databaseUrl);
+  // Warnings only: a close step still running after 5 s says which (src/services/container.ts).
+  const services: Services = await createServices(config, createLogger('warn'), databaseUrl);
   await ensureBuckets(services.s3, config.s3);
   const app = createApp(services);
   return { app, services, config, databaseUrl, request: supertest(app), logs: () => '', close: () => services.close() };

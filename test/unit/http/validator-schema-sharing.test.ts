@@ -75,6 +75,9 @@ async function verdicts(request: ReturnType<typeof appValidating>): Promise<Reco
 }
 
 test('the shared compilation accepts and refuses exactly what the library alone does', async () => {
+  // Another test file in this process may have made an app (which turns the sharing on): off, then on again.
+  shareValidatorSchemaCompilation(false);
+  const before = validatorsCompiledByReference();
   const alone = await verdicts(appValidating());
   expect(alone).toMatchObject({
     'valid tenant': 200,
@@ -91,11 +94,11 @@ test('the shared compilation accepts and refuses exactly what the library alone 
     'GET /rooms?limit=10&offset=0': [200, null],
     'GET /rooms?limit=abc': [400, ['/query/limit']],
   });
-  expect(validatorsCompiledByReference()).toBe(0);
+  expect(validatorsCompiledByReference()).toBe(before);
 
   shareValidatorSchemaCompilation();
   const shared = await verdicts(appValidating());
   expect(shared).toEqual(alone);
   // The wrapper still meets the library's roots (it would fall back silently if the library changed its internals).
-  expect(validatorsCompiledByReference()).toBeGreaterThan(0);
+  expect(validatorsCompiledByReference()).toBeGreaterThan(before);
 });

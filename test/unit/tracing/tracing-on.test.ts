@@ -39,6 +39,9 @@ test('spans go to OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces as protobuf; carriers, h
     expect(continued!.traceparent.split('-')[1]).toBe(traceId);
 
     await tracing.shutdown();
+    // Shut down is off again: nothing of the SDK stays registered in the process.
+    expect(tracingActive()).toBe(false);
+    expect(await withSpan('after', {}, async () => currentTraceCarrier())).toBeNull();
     expect(received.length).toBeGreaterThan(0);
     expect(received[0].url).toBe('/v1/traces');
     expect(received[0].headers['content-type']).toBe('application/x-protobuf');
