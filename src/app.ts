@@ -122,21 +122,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(schemaBounds(spec, operations));
   cacheValidatorRouteMatching(); // each route's regular expression compiled once, not per request (route-cache.ts)
   shareValidatorSchemaCompilation(); // the spec compiled once per validator, not once per route (validator-schema-sharing.ts)
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: fileURLToPath(OPENAPI_PATH),
-      // allErrors: every violated field is named (docs/decisions.md §3), also inside oneOf branches. What Ajv sees is
-      // bounded first (nesting, array and string lengths, unknown fields: docs/decisions.md §16), and `details` lists
-      // at most 20 (src/domain/errors.ts).
-      validateRequests: { allowUnknownQueryParameters: false, allErrors: true },
-      validateResponses: config.validateResponses,
-      validateSecurity: false, // credentials are checked by our authenticator, which knows what they mean
-      // The contract is checked where it is written (npm test lints it with Redocly and rebuilds generated/ from it) and
-      // ships with the code: checking it against the OpenAPI schema again at every start was work done twice.
-      validateApiSpec: false,
-      ignorePaths: /^\/api\/v1\/ws$/, // the WebSocket upgrade never reaches Express
-    }),
-  );
+  app.use(contractValidator(config.validateResponses));
   // U+0000 and non-finite numbers anywhere in the input: 400 naming the field (input-guard.ts explains why here).
   app.use(inputGuard);
 
@@ -162,4 +148,34 @@ export function createApp(deps: AppDeps): Express {
   app.use(routeNotFound);
   app.use(errorMiddleware(logger));
   return app;
+}
+
+/**
+ * express-openapi-validator's middleware, one per process and response setting. It is built from the contract alone,
+ * which every app of the process shares, and building it (reading the spec, compiling its validators as routes are
+ * first met) costs about a second of CPU: production makes one app, the tests make one or more per test file in the
+ * same process (docs/development.md, "How jest runs a test file"). The one thing it does per app, on the first
+ * request, is to register `app.param` handlers that copy its parsed path parameters over Express's; the contract's
+ * path parameters are all strings, which Express gives the same, so a later app loses nothing without them.
+ */
+const contractValidators = new Map<boolean, express.RequestHandler[]>();
+function contractValidator(validateResponses: boolean): express.RequestHandler[] {
+  let validator = contractValidators.get(validateResponses);
+  if (validator === undefined) {
+    validator = OpenApiValidator.middleware({
+      apiSpec: fileURLToPath(OPENAPI_PATH),
+      // allErrors: every violated field is named (docs/decisions.md §3), also inside oneOf branches. What Ajv sees is
+      // bounded first (nesting, array and string lengths, unknown fields: docs/decisions.md §16), and `details` lists
+      // at most 20 (src/domain/errors.ts).
+      validateRequests: { allowUnknownQueryParameters: false, allErrors: true },
+      validateResponses,
+      validateSecurity: false, // credentials are checked by our authenticator, which knows what they mean
+      // The contract is checked where it is written (npm test lints it with Redocly and rebuilds generated/ from it) and
+      // ships with the code: checking it against the OpenAPI schema again at every start was work done twice.
+      validateApiSpec: false,
+      ignorePaths: /^\/api\/v1\/ws$/, // the WebSocket upgrade never reaches Express
+    });
+    contractValidators.set(validateResponses, validator);
+  }
+  return validator;
 }
