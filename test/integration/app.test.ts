@@ -151,3 +151,26 @@ test('under a concurrent burst a tenant gets exactly its limit; the window is co
     await limited.close();
   }
 }, 300_000);
+
+describe('more than one app in a process (src/app.ts shares the contract validator)', () => {
+  test('a second app, and one without response validation, refuse and accept what the first does, path parameters included', async () => {
+    const second = await createTestApp();
+    const unvalidated = await createTestApp({ VALIDATE_RESPONSES: 'false' });
+    try {
+      for (const app of [t, second, unvalidated]) {
+        const refused = await app.request.post('/api/v1/tenants').set('X-Admin-Key', ADMIN_KEY).send({ name: 'x', colour: 'red' });
+        expect(refused.status).toBe(400);
+        expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR' });
+        expect(JSON.stringify(refused.body.error.details)).toContain('colour');
+        const created = await app.request.post('/api/v1/tenants').set('X-Admin-Key', ADMIN_KEY).send({ name: 'second-app' });
+        expect(created.status).toBe(201);
+        const fetched = await app.request.get(`/api/v1/tenants/${created.body.data.id}`).set('X-API-Key', created.body.data.api_key);
+        expect(fetched.status).toBe(200);
+        expect(fetched.body.data.id).toBe(created.body.data.id);
+      }
+    } finally {
+      await second.close();
+      await unvalidated.close();
+    }
+  });
+});
