@@ -12,31 +12,32 @@ import type { Test } from '@jest/test-result';
 const DefaultSequencer = jestSequencer as unknown as typeof jestSequencer.default;
 
 /**
- * Test files that took 24 s or more in a clean-clone run on 2 cores (2026-11-29, after the waits from configuration), the
- * slowest first (paths from the repository root), but for the SDK
- * tests: the two that generate a client (typescript-fetch, python; each its own folder) start at once, and the one that
- * uses both (examples) comes last, when they are generated and cached (scripts/sdk.ts; a lock per folder there, should two
- * meet anyway).
+ * Test files that took 15 s or more in a clean-clone run on 2 cores (2026-11-29, evening, under jest-light-runner),
+ * long ones first. Many of them mostly wait (a fault test's backoff, a retry schedule, a paused PostgreSQL) and others
+ * mostly compute (generating an SDK, compiling the build, Chromium, a 1 GiB upload): they alternate, so that while one
+ * worker waits the other has work for the CPU. The SDK tests: the two that generate a client (typescript-fetch, python;
+ * each its own folder) start at once, and the one that uses both (examples) comes last, when they are generated and
+ * cached (scripts/sdk.ts; a lock per folder there, should two meet anyway).
  */
 const SLOWEST_FIRST = [
-  'test/sdk/typescript.test.ts',
-  'test/sdk/python.test.ts',
-  'test/integration/faults/postgres-pause-pipeline.test.ts',
-  'test/integration/deliveries/restarts.test.ts',
-  'test/integration/deliveries/deliveries.test.ts',
-  'test/integration/faults/postgres-restart.test.ts',
-  'test/integration/hardening/rate-limit-shared.test.ts',
-  'test/integration/faults/postgres-outage-pipeline.test.ts',
-  'test/integration/faults/s3-unreachable.test.ts',
-  'test/e2e/browser.test.ts',
-  'test/integration/realtime/resume.test.ts',
-  'test/integration/hardening/keys-and-secrets.test.ts',
-  'test/integration/realtime/socket-caps.test.ts',
-  'test/integration/build.test.ts',
-  'test/integration/recordings/lifecycle.test.ts',
-  'test/integration/recordings/worker-crash.test.ts',
-  'test/integration/faults/temporal-restart.test.ts',
+  'test/sdk/typescript.test.ts', // computes (generation, tsc)
+  'test/sdk/python.test.ts', // computes
+  'test/integration/faults/postgres-pause-pipeline.test.ts', // waits
+  'test/integration/build.test.ts', // computes
+  'test/integration/deliveries/restarts.test.ts', // waits
+  'test/e2e/browser.test.ts', // computes
+  'test/integration/faults/postgres-restart.test.ts', // waits
+  'test/integration/recordings/object-store.test.ts', // computes
+  'test/integration/deliveries/deliveries.test.ts', // waits
   'test/integration/pipeline/recording-trace.test.ts',
+  'test/integration/faults/postgres-outage-pipeline.test.ts', // waits
+  'test/integration/realtime/multi-instance.test.ts',
+  'test/integration/faults/temporal-restart.test.ts', // waits
+  'test/integration/realtime/resume.test.ts',
+  'test/integration/faults/s3-unreachable.test.ts', // waits
+  'test/integration/transcripts/transcripts.test.ts',
+  'test/integration/transcripts/worker-crash.test.ts',
+  'test/integration/recordings/lifecycle.test.ts',
   'test/sdk/examples.test.ts',
 ];
 
