@@ -116,9 +116,9 @@ function fail(failures: Outcome[]): never {
 
 // Said up front, so nobody takes a quiet minute for a hang.
 console.log(
-  'npm test took about 8.8 minutes on 2 cores in the clean-clone run of 2026-11-29 (11.8 with npm ci; the first run installs the service ' +
+  'npm test took about 8.2 minutes on 2 cores in a clean-clone run of 2026-11-29 (11.2 with npm ci; the first run installs the service ' +
     'binaries, the fuzzer and the openapi-generator JAR): contract fuzzing with the static checks beside it ~1.8 min, printing a progress ' +
-    'line every 30 s, then jest ~6.5 min; longer on a busy machine.',
+    'line every 30 s, then jest ~6 min; longer on a busy machine.',
 );
 
 const cited = await runLive(citations);
