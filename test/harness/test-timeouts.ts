@@ -11,7 +11,8 @@ type Hook = (fn: Fn, timeout?: number) => unknown;
 /** A minute: integration tests start real services and wait for workflows. */
 const DEFAULT_MS = 60_000;
 
-function limited(fn: Fn, ms: number, what: string): Fn {
+/** `fn`, failing once it has run `ms` without settling (test/unit/test-timeouts.test.ts). */
+export function limited(fn: Fn, ms: number, what: string): Fn {
   return function (this: unknown, ...args: unknown[]) {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(

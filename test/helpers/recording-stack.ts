@@ -98,10 +98,10 @@ export async function createRecordingStack(options: { media?: Partial<DevMediaSe
   };
 }
 
-/** `node src/main.ts worker`, resolved once it logs that it polls. */
 /** A worker polls within a few seconds even on a busy machine. */
 const WORKER_START_LIMIT_MS = 45_000;
 
+/** `node src/main.ts worker`, resolved once it logs that it polls. */
 export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
   // The run's workflow bundle (test/harness/global-setup.ts), unless the caller chose: no webpack per worker; and npm
   // test's compile cache (scripts/test.ts), so a worker reuses the code earlier ones compiled.
