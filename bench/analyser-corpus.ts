@@ -19,7 +19,8 @@
 // minute or more a meeting). `--long`: the spoken corpus's held-out meetings one after the other, repeated to about 45
 // minutes, as one meeting: each distinct commitment must come back once (a repeat counts against precision).
 // `--participants`: the analyser is also given the room's participants (the script's speakers), as post-meeting
-// processing could. Results: BENCHMARKS.md.
+// processing could. `--hear` labels the segments by voice as the transcription step does (src/providers/voice-labels.ts);
+// `--no-voices` scores them as the recogniser gave them, every segment `speaker_0`. Results: BENCHMARKS.md.
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
@@ -29,6 +30,7 @@ import { parseArgs } from 'node:util';
 import { analyzeTranscript } from '../src/providers/ai-builtin.ts';
 import { OpenAiCompatibleAnalyzer } from '../src/providers/ai-openai-compatible.ts';
 import { OpenAiTranscriptionProvider } from '../src/providers/openai.ts';
+import { withVoiceLabels } from '../src/providers/voice-labels.ts';
 import type { MeetingInsights } from '../src/providers/types.ts';
 import {
   findableItems,
@@ -54,6 +56,7 @@ const { values } = parseArgs({
     'ai-url': { type: 'string', default: 'http://127.0.0.1:8766/v1' },
     long: { type: 'boolean', default: false },
     participants: { type: 'boolean', default: false },
+    'no-voices': { type: 'boolean', default: false },
     'ai-cache': { type: 'string' },
   },
 });
@@ -118,7 +121,7 @@ const llm =
 
 /** The chosen analyser on one meeting. */
 async function analyse(meeting: CorpusMeeting): Promise<MeetingInsights> {
-  const request = requestOf(meeting, { participants: values.participants });
+  const request = requestOf(meeting, { participants: values.participants, voices: !values['no-voices'] });
   if (!llm) return analyzeTranscript(request);
   const started = performance.now();
   const insights = await llm.analyze(request);
@@ -258,14 +261,17 @@ async function hear(renderedDir: string, asrUrl: string): Promise<void> {
     const script = JSON.parse(readFileSync(join(scriptsDir, file), 'utf8')) as SpokenScript;
     const wav = join(renderedDir, `${id}.wav`);
     const started = performance.now();
-    const heard = await provider.transcribe({
-      open: async (range) => createReadStream(wav, range ? { start: range.start, end: range.end - 1 } : {}),
+    const open = async (range?: { start: number; end: number }) => createReadStream(wav, range ? { start: range.start, end: range.end - 1 } : {});
+    const transcribed = await provider.transcribe({
+      open,
       contentType: 'audio/wav',
       sizeBytes: statSync(wav).size,
       language: 'en',
       keywords: [],
       profanityFilter: false,
     });
+    // As post-meeting processing stores it: speakers told apart by voice when the recogniser labels none.
+    const heard = await withVoiceLabels(transcribed, () => open());
     const meeting: CorpusMeeting = {
       id,
       domain: script.corpus.domain,
@@ -279,7 +285,7 @@ async function hear(renderedDir: string, asrUrl: string): Promise<void> {
       distractors: script.distractors,
     };
     writeFileSync(join(SPOKEN_DIR, `${id}.json`), `${JSON.stringify(meeting, null, 1)}\n`);
-    console.log(`${id}: ${heard.segments.length} segments in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`${id}: ${heard.segments.length} segments, ${new Set(heard.segments.map((s) => s.speaker)).size} voices, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
 }
 

@@ -3,7 +3,7 @@
 // names the meeting's topics without its small talk. Used by bench/analyser-corpus.ts and the corpus unit test.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MeetingInsights, TranscriptSegmentOut } from '../../src/providers/types.ts';
+import { UNLABELLED_SPEAKER, type MeetingInsights, type TranscriptSegmentOut } from '../../src/providers/types.ts';
 
 export const CORPUS_DIR = join(import.meta.dirname, '..', 'fixtures', 'meetings');
 /**
@@ -51,14 +51,16 @@ export function loadSpokenCorpus(): CorpusMeeting[] {
 
 /**
  * The analyser's input for a meeting, as post-meeting processing builds it from a stored transcript; `participants`:
- * also the room's participants' display names (the spoken corpus's speakers), as post-meeting processing gives them.
+ * also the room's participants' display names (the spoken corpus's speakers), as post-meeting processing gives them;
+ * `voices: false`: every segment `speaker_0`, as the recogniser gave them before speakers were told apart by voice.
  */
 export function requestOf(
   meeting: CorpusMeeting,
-  options: { participants?: boolean } = {},
+  options: { participants?: boolean; voices?: boolean } = {},
 ): { text: string; segments: TranscriptSegmentOut[]; language: string; participants?: string[] } {
   const participants = options.participants && meeting.script ? [...new Set(meeting.script.map((line) => line.speaker))] : undefined;
-  return { text: meeting.segments.map((s) => s.text).join(' '), segments: meeting.segments, language: 'en', ...(participants ? { participants } : {}) };
+  const segments = options.voices === false ? meeting.segments.map((s) => ({ ...s, speaker: UNLABELLED_SPEAKER })) : meeting.segments;
+  return { text: meeting.segments.map((s) => s.text).join(' '), segments, language: 'en', ...(participants ? { participants } : {}) };
 }
 
 /** Titles are not part of a name: "Dr Patel" is owner "Patel". */

@@ -8,6 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { metrics } from '../../metrics/metrics.ts';
 import { tenantTranscriptionKey, type ProviderRegistry } from '../../providers/registry.ts';
 import type { TranscriptionProvider, TranscriptionResult, TranscriptSegmentOut } from '../../providers/types.ts';
+import { withVoiceLabels } from '../../providers/voice-labels.ts';
 import { redactSecrets } from '../../security/redact.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { storedLocation } from '../recordings/recording-location.ts';
@@ -113,21 +114,26 @@ export async function prepareTranscription(
   };
 }
 
-/** run: the audio streamed from S3 to the provider, timed whether it succeeds or throws (docs/decisions.md §12). */
+/**
+ * run: the audio streamed from S3 to the provider, timed whether it succeeds or throws (docs/decisions.md §12); then,
+ * when the provider labelled no speakers, the recording read once more to tell them apart by voice (docs/decisions.md
+ * §9, "Speakers told apart by voice").
+ */
 export async function runTranscription(
   store: Pick<ObjectStore, 'open'>,
   job: TranscriptionJob,
   watch: { signal: AbortSignal; progress(bytes: { bytesDone: number; bytesTotal: number }): void },
 ): Promise<TranscriptionResult> {
   watch.progress({ bytesDone: 0, bytesTotal: job.sizeBytes });
+  const open = async (range?: { start: number; end: number }) => {
+    const stream = await store.open(job.location, range, watch.signal);
+    if (!stream) throw new RecordingUnavailable('the recording file is missing from storage');
+    return stream;
+  };
   const observe = (seconds: number, ok: boolean) => metrics.observeTranscription(job.providerId, seconds, ok);
-  return metrics.time(observe, () =>
+  const result = await metrics.time(observe, () =>
     job.provider.transcribe({
-      open: async (range) => {
-        const stream = await store.open(job.location, range, watch.signal);
-        if (!stream) throw new RecordingUnavailable('the recording file is missing from storage');
-        return stream;
-      },
+      open,
       contentType: job.recording.contentType ?? 'application/octet-stream',
       sizeBytes: job.sizeBytes,
       language: job.language,
@@ -138,6 +144,7 @@ export async function runTranscription(
       progress: (done, total) => watch.progress({ bytesDone: done, bytesTotal: total }),
     }),
   );
+  return withVoiceLabels(result, () => open(), watch.signal);
 }
 
 /** store: the bounded segments, their text and word count, and `completed`; never over a completed transcript. */

@@ -286,6 +286,8 @@ function answerTo(turn: Turn, context: MeetingContext): { turn: Turn } | undefin
   }
   for (let t = turn.index + 1; t <= turn.index + 2 && t < context.turns.length; t++) {
     if (context.turns[t].speaker !== turn.speaker) return { turn: context.turns[t] };
+    // Speakers told apart by voice may give two voices of one pitch one label: a reply right after is still a reply.
+    if (t === turn.index + 1 && REPLIES.test(stripFillers(context.turns[t].clauses.join(' ')))) return { turn: context.turns[t] };
   }
   return undefined;
 }

@@ -178,13 +178,6 @@ export function whoIsWho(
   room: Room = { names: new Map(), people: [] },
 ): { speakers: Map<number, string>; listeners: Map<number, string> } {
   const named = new Map<number, string>();
-  if (diarized) {
-    for (const turn of turns) {
-      const name = turn.speaker === null ? undefined : labelNames.get(turn.speaker);
-      if (name) named.set(turn.index, name);
-    }
-    return { speakers: named, listeners: new Map() };
-  }
   const claims = new Map<number, Set<string>>();
   const notThem = new Map<number, Set<string>>();
   const add = (map: Map<number, Set<string>>, index: number, name: string) => {
@@ -227,9 +220,56 @@ export function whoIsWho(
     const left = [...names].filter((name) => !notThem.get(index)?.has(name));
     if (names.size === 1 && left.length === 1) named.set(index, display.get(left[0]) ?? left[0]);
   }
+  if (diarized) {
+    const speakers = labelled(turns, named, labelNames, room);
+    return { speakers: namedInTheMeeting(speakers, turns, heard, room), listeners: namedInTheMeeting(turnListeners(turns, speakers, room), turns, heard, room) };
+  }
   const voices = room.people.length === 2 ? takingTurns(turns, named, room) : named;
   const listeners = turnListeners(turns, voices, room);
   return { speakers: namedInTheMeeting(voices, turns, heard, room), listeners: namedInTheMeeting(listeners, turns, heard, room) };
+}
+
+/** Of the turns a label's clues name, at least this share must name the same person for the label to be theirs. */
+const LABEL_MAJORITY = 2 / 3;
+
+/**
+ * With speakers told apart (by the provider, or by voice: src/providers/voice-labels.ts), a label is a person when its
+ * clues agree: a self-introduction under it, or most of the turns under it that the clues above name (the one asked
+ * by name answers, the one thanked spoke before). Its name then holds for all its turns, so "I'll …" anywhere under
+ * it has an owner. A label whose clues disagree may hold two people (two voices of one pitch range): its turns keep
+ * only their own clues. A name two labels would take goes to neither.
+ */
+function labelled(turns: Turn[], clues: Map<number, string>, introduced: Map<string, string>, room: Room): Map<number, string> {
+  const labels = new Set(turns.flatMap((turn) => (turn.speaker === null ? [] : [turn.speaker])));
+  // More people in the room than labels: some label holds two of them, so only clues that all agree name one.
+  const fewerLabels = room.people.length > labels.size;
+  const votes = new Map<string, Map<string, { name: string; count: number }>>();
+  for (const turn of turns) {
+    const name = clues.get(turn.index);
+    if (turn.speaker === null || name === undefined) continue;
+    const tally = votes.get(turn.speaker) ?? new Map<string, { name: string; count: number }>();
+    const entry = tally.get(name.toLowerCase()) ?? { name, count: 0 };
+    entry.count++;
+    tally.set(name.toLowerCase(), entry);
+    votes.set(turn.speaker, tally);
+  }
+  const labelName = new Map(introduced);
+  for (const [label, tally] of votes) {
+    if (labelName.has(label)) continue;
+    const total = [...tally.values()].reduce((sum, entry) => sum + entry.count, 0);
+    const [top] = [...tally.values()].sort((a, b) => b.count - a.count);
+    const agreed = fewerLabels ? top !== undefined && top.count === total && total >= 2 : top !== undefined && top.count >= LABEL_MAJORITY * total;
+    if (agreed) labelName.set(label, top.name);
+  }
+  const holders = new Map<string, number>();
+  for (const name of labelName.values()) holders.set(name.toLowerCase(), (holders.get(name.toLowerCase()) ?? 0) + 1);
+  const speakers = new Map<number, string>();
+  for (const turn of turns) {
+    const name = turn.speaker === null ? undefined : labelName.get(turn.speaker);
+    const own = name !== undefined && holders.get(name.toLowerCase()) === 1 ? name : clues.get(turn.index);
+    if (own !== undefined) speakers.set(turn.index, own);
+  }
+  return speakers;
 }
 
 /**

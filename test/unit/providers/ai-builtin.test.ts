@@ -81,8 +81,9 @@ test('a request is an item only when the next turn accepts it; the owner is the 
   expect(items).toEqual([
     // The acceptance's deadline is kept; "I'll do that" is not a second item.
     'Kenji: add an expiry alert to the dashboard this week',
-    // Greg introduced himself (speakers told apart), so the one who accepted has a name.
-    'Greg: send me the questionnaire template',
+    // Greg introduced himself (speakers told apart), so the one who accepted has a name; the one Greg greeted spoke
+    // next, so speaker_0 is Anna, and "me" is her.
+    'Greg: send Anna the questionnaire template',
     'Sam: draft the letter to the fire chief',
   ]);
 });
@@ -105,7 +106,8 @@ test('"who can …?" goes to whoever answers; a name after the request is the on
     ),
   ).toEqual([
     'Tom: take the retro notes',
-    'Update the onboarding docs tomorrow',
+    // speaker_2 answers to Ana later on, so speaker_2's "I can, I'll do it tomorrow" is hers too.
+    'Ana: update the onboarding docs tomorrow',
     'Ana: do the slides for the board',
     'Sarah: send the notes to the client',
     'Jo: book the venue for the offsite',
@@ -395,4 +397,44 @@ test('more ways to ask and to take on: a name after "please …", "your task is"
   expect(itemsOf(oneVoice('Can you have a chat with them?', 'Sure.'))).toEqual([]);
   // A standing rule is still no item, whoever it is said to.
   expect(itemsOf(oneVoice('Please always lock the back door, Tom.'))).toEqual([]);
+});
+
+test('speakers told apart (by voice or by the provider): a label is the person its clues name, for all its turns', () => {
+  // speaker_1 is asked by name and answers, so every "I'll …" under speaker_1 is Tom's, far from any name.
+  const standup = said([
+    ['speaker_0', 'Tom, are the webhook tests green?'],
+    ['speaker_1', 'Yes, all green since this morning.'],
+    ['speaker_0', 'Good. The refund screen still needs review.'],
+    ['speaker_1', 'I see.'],
+    ['speaker_0', 'And the sandbox keys expired again.'],
+    ['speaker_1', "I'll ask finance for new sandbox keys today."],
+  ]);
+  expect(itemsOf(standup)).toEqual(['Tom: ask finance for new sandbox keys today']);
+  // The same words with one label for everyone: the promise is too far from the name to be anyone's.
+  expect(itemsOf(oneVoice(...standup.segments.map((s) => s.text)))).toEqual(['Ask finance for new sandbox keys today']);
+});
+
+test('a label whose clues disagree may hold two people of one pitch: its turns keep only their own clues', () => {
+  // Ana and Raj share speaker_1 (two voices of one pitch range): neither name is the label's.
+  const lab = said([
+    ['speaker_0', 'Ana, how are the samples?'],
+    ['speaker_1', 'Fine, all labelled.'],
+    ['speaker_0', 'Raj, can you book the freezer check?'],
+    ['speaker_1', "Yes, I'll book it for Monday."],
+    ['speaker_0', 'The draft is late.'],
+    ['speaker_1', "I'll send the figures tonight."],
+  ]);
+  expect(analyzeTranscript({ ...lab, participants: ['Kim', 'Ana', 'Raj'] }).actionItems).toEqual([
+    'Raj: book the freezer check for Monday',
+    'Send the figures tonight',
+  ]);
+});
+
+test('a reply right after a request under the same label is still its answer (a label may hold two voices)', () => {
+  const lab = said([
+    ['speaker_0', 'Raj, can you file the freezer request?'],
+    ['speaker_0', "Yes, I'll file it today."],
+    ['speaker_1', 'Good.'],
+  ]);
+  expect(itemsOf(lab)).toEqual(['Raj: file the freezer request today']);
 });

@@ -1,0 +1,313 @@
+// What each segment of a recording sounds like: its speaker's pitch and timbre, read from a PCM WAV as it streams
+// (never held whole in memory: a sliding window of 40 ms). src/providers/voice-labels.ts groups segments by these
+// voiceprints when the transcription provider labels no speakers (docs/decisions.md §9, "Speakers told apart by voice").
+//
+// Per 20 ms frame that falls inside a segment: the frame's loudness (silence is skipped), its pitch from the
+// autocorrelation of the windowed frame (Boersma's correction for the window; a frame whose best period repeats less
+// than VOICED_CORRELATION is unvoiced and skipped, and so is a pure tone) and 12 mel-frequency cepstral coefficients of its spectrum. One FFT
+// (fft.js) gives both: the power spectrum for the cepstrum, and its inverse for the autocorrelation.
+import type { Readable } from 'node:stream';
+import FFT from 'fft.js';
+import { readWavHeader, type WavInfo } from './wav-header.ts';
+
+/** A segment's voice: the pitch of each voiced frame (semitones above 100 Hz) and the mean cepstrum of those frames. */
+export interface Voiceprint {
+  /** Voiced frames read in the segment. */
+  frames: number;
+  /** Each voiced frame's pitch, in semitones relative to 100 Hz (12 per octave). */
+  pitches: number[];
+  /** Mean of the voiced frames' cepstral coefficients c1..c12. */
+  cepstrum: number[];
+}
+
+/** The header must lie in the first bytes (the transcription adapters allow the same: src/providers/audio.ts). */
+const HEADER_PROBE_BYTES = 64 * 1024;
+const WAV_PCM = 1;
+const FRAME_SECONDS = 0.04;
+const HOP_SECONDS = 0.02;
+/** Pitch searched between these (speech: about 70 Hz for a low male voice to 400 Hz for a child's). */
+const MIN_PITCH_HZ = 60;
+const MAX_PITCH_HZ = 400;
+/** A frame quieter than -50 dBFS is silence. */
+const SILENT_RMS = 10 ** (-50 / 20);
+/** The normalised autocorrelation at the period must reach this for the frame to count as voiced. */
+const VOICED_CORRELATION = 0.5;
+/** A frame with this share of its energy in one spectral peak is a pure tone, not a voice. */
+const TONE_SHARE = 0.8;
+const MEL_BANDS = 26;
+const CEPSTRAL_COEFFICIENTS = 12;
+
+/**
+ * The voiceprint of every segment (in the order given; `null` for a segment without voiced audio), read from a
+ * 16-bit PCM WAV stream; `null` when the stream is not one (another format cannot be read without a decoder).
+ */
+export async function readVoiceprints(
+  audio: Readable,
+  segments: ReadonlyArray<{ start: number; end: number }>,
+  signal?: AbortSignal,
+): Promise<Array<Voiceprint | null> | null> {
+  const iterator = audio[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  try {
+    const header = await readHeader(iterator);
+    if (!header) return null;
+    const { wav, rest } = header;
+    if (wav.audioFormat !== WAV_PCM || wav.bitsPerSample !== 16 || wav.channels < 1 || wav.sampleRate < 2 * MAX_PITCH_HZ * 2) return null;
+    const analysis = new FrameAnalysis(wav.sampleRate, segments);
+    const samples = new SampleReader(wav.channels, wav.dataBytes > 0 && wav.dataBytes < 0xffffffff ? wav.dataBytes : Infinity);
+    analysis.push(samples.read(rest));
+    for (;;) {
+      signal?.throwIfAborted();
+      const next = await iterator.next();
+      if (next.done || samples.finished) break;
+      analysis.push(samples.read(next.value));
+      if (analysis.pastLastSegment) break;
+    }
+    return analysis.voiceprints();
+  } finally {
+    await iterator.return?.();
+    audio.destroy();
+  }
+}
+
+async function readHeader(iterator: AsyncIterator<Buffer>): Promise<{ wav: WavInfo; rest: Buffer } | null> {
+  let prefix = Buffer.alloc(0);
+  while (prefix.length < HEADER_PROBE_BYTES) {
+    const next = await iterator.next();
+    if (next.done) break;
+    prefix = Buffer.concat([prefix, next.value]);
+    const wav = readWavHeader(prefix.subarray(0, HEADER_PROBE_BYTES));
+    if (wav) return { wav, rest: prefix.subarray(wav.dataOffset) };
+  }
+  return null;
+}
+
+/** 16-bit little-endian PCM bytes to mono samples in [-1, 1], across chunk boundaries, up to the declared data size. */
+class SampleReader {
+  private carry = Buffer.alloc(0);
+  private left: number;
+  private readonly channels: number;
+  constructor(channels: number, dataBytes: number) {
+    this.channels = channels;
+    this.left = dataBytes;
+  }
+
+  get finished(): boolean {
+    return this.left <= 0;
+  }
+
+  read(chunk: Buffer): Float32Array {
+    const take = chunk.subarray(0, Math.min(chunk.length, this.left));
+    this.left -= take.length;
+    const bytes = this.carry.length ? Buffer.concat([this.carry, take]) : take;
+    const blockAlign = 2 * this.channels;
+    const count = Math.floor(bytes.length / blockAlign);
+    const out = new Float32Array(count);
+    for (let i = 0; i < count; i++) {
+      let sum = 0;
+      for (let c = 0; c < this.channels; c++) sum += bytes.readInt16LE(i * blockAlign + 2 * c);
+      out[i] = sum / this.channels / 32768;
+    }
+    this.carry = Buffer.from(bytes.subarray(count * blockAlign));
+    return out;
+  }
+}
+
+/** The frames of the stream, each read into the segment its centre falls in. */
+class FrameAnalysis {
+  private readonly frameLength: number;
+  private readonly hop: number;
+  private readonly fft: FFT;
+  private readonly size: number;
+  private readonly window: Float32Array;
+  /** The window's own normalised autocorrelation, divided out of each frame's (Boersma 1993). */
+  private readonly windowCorrelation: Float64Array;
+  private readonly melBands: Array<{ from: number; weights: Float64Array }>;
+  private readonly minLag: number;
+  private readonly maxLag: number;
+  private readonly order: number[];
+  private readonly sums: Array<{ frames: number; pitches: number[]; cepstrum: Float64Array }>;
+  private pending = new Float32Array(0);
+  /** Index in the stream of pending[0]. */
+  private pendingStart = 0;
+  /** Position in `order` of the first segment that may still receive frames. */
+  private cursor = 0;
+  private readonly input: Float64Array;
+  private readonly spectrum: number[];
+  private readonly power: number[];
+  private readonly correlation: number[];
+
+  private readonly sampleRate: number;
+  private readonly segments: ReadonlyArray<{ start: number; end: number }>;
+
+  constructor(sampleRate: number, segments: ReadonlyArray<{ start: number; end: number }>) {
+    this.sampleRate = sampleRate;
+    this.segments = segments;
+    this.frameLength = Math.round(FRAME_SECONDS * sampleRate);
+    this.hop = Math.round(HOP_SECONDS * sampleRate);
+    this.minLag = Math.floor(sampleRate / MAX_PITCH_HZ);
+    this.maxLag = Math.ceil(sampleRate / MIN_PITCH_HZ);
+    // Zero-padded so the autocorrelation up to the longest period does not wrap around.
+    this.size = 2 ** Math.ceil(Math.log2(this.frameLength + this.maxLag + 1));
+    this.fft = new FFT(this.size);
+    this.window = Float32Array.from({ length: this.frameLength }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * (i + 0.5)) / this.frameLength));
+    this.input = new Float64Array(this.size);
+    this.spectrum = this.fft.createComplexArray();
+    this.power = this.fft.createComplexArray();
+    this.correlation = this.fft.createComplexArray();
+    this.windowCorrelation = this.autocorrelationOf(this.window);
+    this.melBands = melFilterbank(this.size, sampleRate);
+    this.order = segments.map((_, i) => i).sort((a, b) => segments[a]!.start - segments[b]!.start);
+    this.sums = segments.map(() => ({ frames: 0, pitches: [], cepstrum: new Float64Array(CEPSTRAL_COEFFICIENTS) }));
+  }
+
+  get pastLastSegment(): boolean {
+    return this.cursor >= this.order.length;
+  }
+
+  push(samples: Float32Array): void {
+    const joined = new Float32Array(this.pending.length + samples.length);
+    joined.set(this.pending);
+    joined.set(samples, this.pending.length);
+    let offset = 0;
+    while (offset + this.frameLength <= joined.length) {
+      const centre = (this.pendingStart + offset + this.frameLength / 2) / this.sampleRate;
+      const segment = this.segmentAt(centre);
+      if (segment !== undefined) this.readFrame(joined.subarray(offset, offset + this.frameLength), segment);
+      offset += this.hop;
+    }
+    this.pending = joined.slice(offset);
+    this.pendingStart += offset;
+  }
+
+  voiceprints(): Array<Voiceprint | null> {
+    return this.sums.map((sum) =>
+      sum.frames === 0 ? null : { frames: sum.frames, pitches: sum.pitches, cepstrum: Array.from(sum.cepstrum, (c) => c / sum.frames) },
+    );
+  }
+
+  /** The segment whose span holds `time` (the latest-starting one where segments overlap); segments are passed in time order. */
+  private segmentAt(time: number): number | undefined {
+    while (this.cursor < this.order.length && this.segments[this.order[this.cursor]!]!.end <= time) this.cursor++;
+    let found: number | undefined;
+    for (let k = this.cursor; k < this.order.length; k++) {
+      const segment = this.segments[this.order[k]!]!;
+      if (segment.start > time) break;
+      if (segment.end > time) found = this.order[k];
+    }
+    return found;
+  }
+
+  private readFrame(frame: Float32Array, segment: number): void {
+    let energy = 0;
+    for (let i = 0; i < frame.length; i++) energy += frame[i]! * frame[i]!;
+    if (Math.sqrt(energy / frame.length) < SILENT_RMS) return;
+    this.input.fill(0);
+    for (let i = 0; i < frame.length; i++) this.input[i] = frame[i]! * this.window[i]!;
+    const pitch = this.pitchOf();
+    if (pitch === null || this.isTone()) return;
+    const sum = this.sums[segment]!;
+    sum.frames++;
+    sum.pitches.push(12 * Math.log2(pitch / 100));
+    const cepstrum = this.cepstrumOf();
+    for (let i = 0; i < CEPSTRAL_COEFFICIENTS; i++) sum.cepstrum[i]! += cepstrum[i]!;
+  }
+
+  /** The frame's pitch in Hz, or null when unvoiced; leaves the power spectrum in `this.power`. */
+  private pitchOf(): number | null {
+    this.fft.realTransform(this.spectrum, this.input);
+    this.fft.completeSpectrum(this.spectrum);
+    for (let k = 0; k < this.size; k++) {
+      const re = this.spectrum[2 * k]!;
+      const im = this.spectrum[2 * k + 1]!;
+      this.power[2 * k] = re * re + im * im;
+      this.power[2 * k + 1] = 0;
+    }
+    this.fft.inverseTransform(this.correlation, this.power);
+    const zero = this.correlation[0]!;
+    if (!(zero > 0)) return null;
+    let best = -1;
+    let bestLag = -1;
+    for (let lag = this.minLag; lag <= this.maxLag; lag++) {
+      const value = this.correlation[2 * lag]! / zero / this.windowCorrelation[lag]!;
+      if (value > best) {
+        best = value;
+        bestLag = lag;
+      }
+    }
+    if (best < VOICED_CORRELATION) return null;
+    // The peak between samples: a parabola through the best lag and its neighbours.
+    const at = (lag: number) => this.correlation[2 * lag]! / zero / this.windowCorrelation[lag]!;
+    const left = at(Math.max(this.minLag, bestLag - 1));
+    const right = at(Math.min(this.maxLag, bestLag + 1));
+    const curve = left - 2 * best + right;
+    const shift = curve < 0 ? (0.5 * (left - right)) / curve : 0;
+    return this.sampleRate / (bestLag + Math.max(-0.5, Math.min(0.5, shift)));
+  }
+
+  /**
+   * Whether the power spectrum left by pitchOf is one pure tone (a test signal, a beep, hold music's sine) rather than
+   * a voice, whose energy is spread over its harmonics: TONE_SHARE of the energy within two bins of the strongest.
+   */
+  private isTone(): boolean {
+    let total = 0;
+    let peak = 0;
+    for (let k = 1; k < this.size / 2; k++) {
+      total += this.power[2 * k]!;
+      if (this.power[2 * k]! > this.power[2 * peak]!) peak = k;
+    }
+    let near = 0;
+    for (let k = Math.max(1, peak - 2); k <= Math.min(this.size / 2 - 1, peak + 2); k++) near += this.power[2 * k]!;
+    return total > 0 && near >= TONE_SHARE * total;
+  }
+
+  /** c1..c12 of the power spectrum left by pitchOf: the cosine transform of the log mel band energies. */
+  private cepstrumOf(): Float64Array {
+    const logEnergies = this.melBands.map(({ from, weights }) => {
+      let sum = 0;
+      for (let i = 0; i < weights.length; i++) sum += weights[i]! * this.power[2 * (from + i)]!;
+      return Math.log(sum + 1e-10);
+    });
+    const cepstrum = new Float64Array(CEPSTRAL_COEFFICIENTS);
+    for (let c = 1; c <= CEPSTRAL_COEFFICIENTS; c++) {
+      let sum = 0;
+      for (let b = 0; b < MEL_BANDS; b++) sum += logEnergies[b]! * Math.cos((Math.PI * c * (b + 0.5)) / MEL_BANDS);
+      cepstrum[c - 1] = sum;
+    }
+    return cepstrum;
+  }
+
+  private autocorrelationOf(window: Float32Array): Float64Array {
+    this.input.fill(0);
+    this.input.set(window);
+    this.fft.realTransform(this.spectrum, this.input);
+    this.fft.completeSpectrum(this.spectrum);
+    for (let k = 0; k < this.size; k++) {
+      const re = this.spectrum[2 * k]!;
+      const im = this.spectrum[2 * k + 1]!;
+      this.power[2 * k] = re * re + im * im;
+      this.power[2 * k + 1] = 0;
+    }
+    this.fft.inverseTransform(this.correlation, this.power);
+    const zero = this.correlation[0]!;
+    return Float64Array.from({ length: this.maxLag + 2 }, (_, lag) => this.correlation[2 * lag]! / zero);
+  }
+}
+
+/** Triangular filters evenly spaced on the mel scale from 100 Hz to 8 kHz (or the Nyquist frequency), over FFT bins. */
+function melFilterbank(size: number, sampleRate: number): Array<{ from: number; weights: Float64Array }> {
+  const mel = (hz: number) => 2595 * Math.log10(1 + hz / 700);
+  const hz = (m: number) => 700 * (10 ** (m / 2595) - 1);
+  const low = mel(100);
+  const high = mel(Math.min(8000, sampleRate / 2 - 1));
+  const edges = Array.from({ length: MEL_BANDS + 2 }, (_, i) => (hz(low + ((high - low) * i) / (MEL_BANDS + 1)) * size) / sampleRate);
+  return Array.from({ length: MEL_BANDS }, (_, b) => {
+    const [left, centre, right] = [edges[b]!, edges[b + 1]!, edges[b + 2]!];
+    const from = Math.ceil(left);
+    const to = Math.floor(right);
+    const weights = Float64Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => {
+      const bin = from + i;
+      return bin <= centre ? (bin - left) / (centre - left) : (right - bin) / (right - centre);
+    });
+    return { from, weights };
+  });
+}

@@ -1,0 +1,109 @@
+// Speakers told apart by voice through the transcription step (src/modules/transcripts/transcription-stages.ts
+// runTranscription, docs/decisions.md §9): a self-hosted Whisper-like server that answers only `verbose_json` (no
+// speakers; the development media server with diarized_json refused, real HTTP on loopback) transcribes a recording
+// whose two speakers are speech-like voices; the stored segments then carry one label per voice, matching who the
+// server's script says spoke. A diarizing answer keeps the provider's labels, and pure tones stay one speaker.
+import { Readable } from 'node:stream';
+import type { TranscriptionVendorConfig } from '../../../src/config.ts';
+import { runTranscription, type TranscriptionJob } from '../../../src/modules/transcripts/transcription-stages.ts';
+import { OpenAiTranscriptionProvider } from '../../../src/providers/openai.ts';
+import { readWavHeader } from '../../../src/providers/wav-header.ts';
+import { startDevMediaServer, type DevMediaServer } from '../../../dev/media-server/server.ts';
+import { voicedSamples } from '../../helpers/synthetic-voices.ts';
+import { devRecording } from './audio-source.ts';
+
+const settings = (baseUrl: string): TranscriptionVendorConfig => ({
+  baseUrl: `${baseUrl}/v1`,
+  apiKey: undefined,
+  model: 'whisper-1',
+  maxConcurrency: 1,
+  maxUploadBytes: 25 * 1024 * 1024,
+  timeoutMs: 10_000,
+});
+
+/** The dev recording's own header (so the server knows which script it is) over speech-like voices, one per scripted speaker. */
+function voicedRecording(bytes: Buffer, script: { durationSeconds: number; segments: Array<{ start: number; end: number; speaker: string }> }): Buffer {
+  const header = readWavHeader(bytes.subarray(0, 64 * 1024))!;
+  const speakers = [...new Set(script.segments.map((s) => s.speaker))];
+  const pitchOf = (speaker: string) => [115, 215, 165][speakers.indexOf(speaker) % 3]!;
+  const samples = voicedSamples(
+    script.segments.map((s) => ({ start: s.start, end: s.end, pitchHz: pitchOf(s.speaker) })),
+    script.durationSeconds,
+    header.sampleRate,
+  );
+  return Buffer.concat([bytes.subarray(0, header.dataOffset), Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]);
+}
+
+/** runTranscription over bytes held as the store would serve them, in 16 KiB chunks. */
+async function transcribe(provider: OpenAiTranscriptionProvider, bytes: Buffer) {
+  const opened: Array<{ start: number; end: number } | undefined> = [];
+  const store = {
+    async open(_location: unknown, range?: { start: number; end: number }) {
+      opened.push(range);
+      const slice = range ? bytes.subarray(range.start, range.end) : bytes;
+      return Readable.from(
+        (function* () {
+          for (let offset = 0; offset < slice.length; offset += 16 * 1024) yield slice.subarray(offset, offset + 16 * 1024);
+        })(),
+        { objectMode: false },
+      );
+    },
+  };
+  const job = {
+    transcriptId: 'tr_voices',
+    recording: { contentType: 'audio/wav' },
+    location: { bucket: 'recordings', key: 'voices.wav' },
+    sizeBytes: bytes.length,
+    provider,
+    providerId: 'openai',
+    apiKey: undefined,
+    language: 'en-US',
+    keywords: [],
+    profanityFilter: false,
+  } as unknown as TranscriptionJob;
+  const result = await runTranscription(store, job, { signal: new AbortController().signal, progress: () => {} });
+  return { result, opened };
+}
+
+let whisper: DevMediaServer;
+let media: DevMediaServer;
+beforeAll(async () => {
+  whisper = await startDevMediaServer({ webhookSecret: 'voice-labels-test', refuseResponseFormats: ['diarized_json'] });
+  media = await startDevMediaServer({ webhookSecret: 'voice-labels-test' });
+});
+afterAll(async () => {
+  await whisper.stop();
+  await media.stop();
+});
+
+test('a server without speakers: each stored segment is labelled by its voice, as the script says who spoke', async () => {
+  const { bytes, script } = await devRecording(whisper, 'room-voices-1', 60);
+  expect(new Set(script.segments.map((s) => s.speaker)).size).toBeGreaterThan(1);
+  const { result, opened } = await transcribe(new OpenAiTranscriptionProvider(settings(whisper.url)), voicedRecording(bytes, script));
+
+  expect(whisper.transcriptionRequests.map((r) => r.fields.response_format?.[0])).toEqual(['diarized_json', 'verbose_json']);
+  expect(result.segments.map((s) => s.text)).toEqual(script.segments.map((s) => s.text));
+  // Read once more for the voices, after the uploads.
+  expect(opened.length).toBe(3);
+  // The same partition as the script's speakers, numbered in order of first appearance.
+  const firstSeen = [...new Set(script.segments.map((s) => s.speaker))];
+  expect(result.segments.map((s) => s.speaker)).toEqual(script.segments.map((s) => `speaker_${firstSeen.indexOf(s.speaker)}`));
+});
+
+test("a diarizing server's labels are kept, and the recording is not read again", async () => {
+  const { bytes, script } = await devRecording(media, 'room-voices-2', 40);
+  const { result, opened } = await transcribe(new OpenAiTranscriptionProvider(settings(media.url)), voicedRecording(bytes, script));
+  // The server's own labels (its diarized_json names speakers A, B, C), one per scripted speaker, untouched.
+  const labelOf = new Map(script.segments.map((s, i) => [s.speaker, result.segments[i]!.speaker]));
+  expect(new Set(labelOf.values()).size).toBe(labelOf.size);
+  expect(result.segments.map((s) => s.speaker)).toEqual(script.segments.map((s) => labelOf.get(s.speaker)));
+  expect(result.segments.some((s) => /^speaker_\d+$/.test(s.speaker))).toBe(false);
+  expect(opened.length).toBe(1);
+});
+
+test('pure tones (the development recording as it is): one speaker, speaker_0', async () => {
+  const { bytes, script } = await devRecording(whisper, 'room-voices-3', 40);
+  const { result } = await transcribe(new OpenAiTranscriptionProvider(settings(whisper.url)), bytes);
+  expect(result.segments).toHaveLength(script.segments.length);
+  expect(result.segments.every((s) => s.speaker === 'speaker_0')).toBe(true);
+});
