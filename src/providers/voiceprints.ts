@@ -214,15 +214,7 @@ class FrameAnalysis {
 
   /** The frame's pitch in Hz, or null when unvoiced; leaves the power spectrum in `this.power`. */
   private pitchOf(): number | null {
-    this.fft.realTransform(this.spectrum, this.input);
-    this.fft.completeSpectrum(this.spectrum);
-    for (let k = 0; k < this.size; k++) {
-      const re = this.spectrum[2 * k]!;
-      const im = this.spectrum[2 * k + 1]!;
-      this.power[2 * k] = re * re + im * im;
-      this.power[2 * k + 1] = 0;
-    }
-    this.fft.inverseTransform(this.correlation, this.power);
+    this.autocorrelate();
     const zero = this.correlation[0]!;
     if (!(zero > 0)) return null;
     let best = -1;
@@ -242,6 +234,19 @@ class FrameAnalysis {
     const curve = left - 2 * best + right;
     const shift = curve < 0 ? (0.5 * (left - right)) / curve : 0;
     return this.sampleRate / (bestLag + Math.max(-0.5, Math.min(0.5, shift)));
+  }
+
+  /** `this.input`'s power spectrum into `this.power` and its autocorrelation (the inverse transform) into `this.correlation`. */
+  private autocorrelate(): void {
+    this.fft.realTransform(this.spectrum, this.input);
+    this.fft.completeSpectrum(this.spectrum);
+    for (let k = 0; k < this.size; k++) {
+      const re = this.spectrum[2 * k]!;
+      const im = this.spectrum[2 * k + 1]!;
+      this.power[2 * k] = re * re + im * im;
+      this.power[2 * k + 1] = 0;
+    }
+    this.fft.inverseTransform(this.correlation, this.power);
   }
 
   /**
@@ -279,15 +284,7 @@ class FrameAnalysis {
   private autocorrelationOf(window: Float32Array): Float64Array {
     this.input.fill(0);
     this.input.set(window);
-    this.fft.realTransform(this.spectrum, this.input);
-    this.fft.completeSpectrum(this.spectrum);
-    for (let k = 0; k < this.size; k++) {
-      const re = this.spectrum[2 * k]!;
-      const im = this.spectrum[2 * k + 1]!;
-      this.power[2 * k] = re * re + im * im;
-      this.power[2 * k + 1] = 0;
-    }
-    this.fft.inverseTransform(this.correlation, this.power);
+    this.autocorrelate();
     const zero = this.correlation[0]!;
     return Float64Array.from({ length: this.maxLag + 2 }, (_, lag) => this.correlation[2 * lag]! / zero);
   }

@@ -8,20 +8,23 @@ export interface BufferRequest extends TranscriptionRequest {
   opened: Array<{ start: number; end: number } | undefined>;
 }
 
+/** The bytes as a stream of 16 KiB chunks, like a network stream (or the store's). */
+export function chunkedStream(bytes: Buffer): Readable {
+  return Readable.from(
+    (function* () {
+      for (let offset = 0; offset < bytes.length; offset += 16 * 1024) yield bytes.subarray(offset, offset + 16 * 1024);
+    })(),
+    { objectMode: false },
+  );
+}
+
 export function requestFor(bytes: Buffer, overrides: Partial<TranscriptionRequest> = {}): BufferRequest {
   const opened: BufferRequest['opened'] = [];
   return {
     opened,
     async open(range) {
       opened.push(range);
-      // Small chunks, like a network stream.
-      const slice = range ? bytes.subarray(range.start, range.end) : bytes;
-      return Readable.from(
-        (function* () {
-          for (let offset = 0; offset < slice.length; offset += 16 * 1024) yield slice.subarray(offset, offset + 16 * 1024);
-        })(),
-        { objectMode: false },
-      );
+      return chunkedStream(range ? bytes.subarray(range.start, range.end) : bytes);
     },
     contentType: 'audio/wav',
     sizeBytes: bytes.length,

@@ -3,14 +3,13 @@
 // speakers; the development media server with diarized_json refused, real HTTP on loopback) transcribes a recording
 // whose two speakers are speech-like voices; the stored segments then carry one label per voice, matching who the
 // server's script says spoke. A diarizing answer keeps the provider's labels, and pure tones stay one speaker.
-import { Readable } from 'node:stream';
 import type { TranscriptionVendorConfig } from '../../../src/config.ts';
 import { runTranscription, type TranscriptionJob } from '../../../src/modules/transcripts/transcription-stages.ts';
 import { OpenAiTranscriptionProvider } from '../../../src/providers/openai.ts';
 import { readWavHeader } from '../../../src/providers/wav-header.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../../dev/media-server/server.ts';
 import { voicedSamples } from '../../helpers/synthetic-voices.ts';
-import { devRecording } from './audio-source.ts';
+import { chunkedStream, devRecording } from './audio-source.ts';
 
 const settings = (baseUrl: string): TranscriptionVendorConfig => ({
   baseUrl: `${baseUrl}/v1`,
@@ -40,13 +39,7 @@ async function transcribe(provider: OpenAiTranscriptionProvider, bytes: Buffer) 
   const store = {
     async open(_location: unknown, range?: { start: number; end: number }) {
       opened.push(range);
-      const slice = range ? bytes.subarray(range.start, range.end) : bytes;
-      return Readable.from(
-        (function* () {
-          for (let offset = 0; offset < slice.length; offset += 16 * 1024) yield slice.subarray(offset, offset + 16 * 1024);
-        })(),
-        { objectMode: false },
-      );
+      return chunkedStream(range ? bytes.subarray(range.start, range.end) : bytes);
     },
   };
   const job = {
