@@ -25,6 +25,14 @@ const EMPTY_WORDS = new Set(
   why how very more most less much many can't don't won't until within`.split(/\s+/),
 );
 
+/**
+ * A task starts with a verb or its object; one that starts with a subject or a modal is a sentence copied from the
+ * meeting ("we are not giving 30%", "may I take …", "them can offer 10").
+ */
+const SENTENCE_START = /^(?:i|i'm|i'll|i've|we|we're|we'll|they|they're|they'll|he|she|them|us|may|might|can|could|would|should|must|shall)\b/i;
+/** Thanks and praise: "great job on that", "thanks for the update". */
+const PRAISE = /^(?:(?:great|nice|good|excellent|awesome|amazing)\s+(?:job|work|point|idea|question|stuff)|thanks|thank you|well done|kudos)\b/i;
+
 export interface SplitItem {
   owner: string | null;
   task: string;
@@ -53,7 +61,19 @@ function ownerProblem(owner: string): string | undefined {
   if (NO_OWNER.test(owner)) return 'the owner is a placeholder';
   const parts = owner.split(/\s+/);
   if (parts.length > 3 || !parts.every((part) => /^\p{Lu}[\p{L}'.-]*$/u.test(part))) return 'the owner is not a name';
+  // "The: send the settlement …": a capitalised word that carries no name.
+  if (parts.some((part) => EMPTY_WORDS.has(part.toLowerCase()))) return 'the owner is not a name';
   return undefined;
+}
+
+/**
+ * The item with its owner only when the owner reads as a name: "For Thursday: read chapter six" (a due phrase set off
+ * like a name said to someone) is "Read chapter six".
+ */
+export function withNamedOwner(item: string): string {
+  const { owner, task } = splitOwner(item);
+  if (owner === null || ownerProblem(owner) === undefined) return item;
+  return task.charAt(0).toUpperCase() + task.slice(1);
 }
 
 /**
@@ -76,6 +96,8 @@ export function itemProblems(item: string): string[] {
   if (owner === null && /^\p{Ll}/u.test(task)) problems.push('an item without owner starts in lower case');
   if (SECOND_PERSON.test(task)) problems.push('the task is in the second person');
   if (words(task).length < 2 || contentWords(task).length === 0) problems.push('the task says nothing to do');
+  else if (SENTENCE_START.test(task)) problems.push('the task is a sentence (a subject or a modal first), not something to do');
+  else if (PRAISE.test(task)) problems.push('the task is thanks or praise');
   else if (isStatement(task)) problems.push('the task states what happens, not what someone will do');
   if (ON_A_CONDITION.test(task)) problems.push('the task waits on a condition');
   return problems;
@@ -166,9 +188,33 @@ export function comesFromNonCommitment(task: string, source: string): boolean {
   return lines.filter((_, i) => shared[i] === best).every((line) => NOT_A_COMMITMENT.test(line));
 }
 
+/** Words by which people take on or hand out a task: a promise, a request, an acceptance, an obligation. */
+const COMMITMENT_CUE = /\b(?:will|\p{L}+'ll|i can|i'm going to|let's|let me|can you|could you|would you|please|need you|want you|your task|assign(?:ed)?|owns?|going to|has to|have to|needs? to|must)\b/iu;
+/** An answer that takes a request on: "Sure.", "Yes, by Friday.", "I'll do it." (after the speaker's label). */
+const ACCEPTING = /^(?:[^:\n]{1,40}:\s*)?(?:yes|yeah|yep|sure|okay|ok|of course|absolutely|will do|on it|no problem|i can|i will|i'll)\b/i;
+
+/**
+ * Whether a line the task comes from (those of `source` sharing the most of its content words), or the line after it
+ * (an answer), says that someone will do something. A small model also turns reports and small talk into items
+ * ("Andre: check the marketing" from "any news on the marketing?"): grounded in the words, but nobody took it on.
+ */
+export function comesFromCommitment(task: string, source: string): boolean {
+  const content = new Set(contentWords(task).map(stem));
+  if (content.size === 0) return false;
+  const lines = source.split('\n');
+  const shared = lines.map((line) => {
+    const said = new Set(words(line).map(stem));
+    return [...content].filter((word) => said.has(word)).length;
+  });
+  const best = Math.max(0, ...shared);
+  if (best === 0) return false;
+  return lines.some((line, i) => shared[i] === best && (COMMITMENT_CUE.test(line) || ACCEPTING.test(lines[i + 1] ?? '')));
+}
+
 /**
  * A model's items for one part of a meeting, checked against that part: tidied, grounded, not taken from a hedge or
- * the past, an owner kept only when the name is said in the part, and nothing left with a problem.
+ * the past, taken from where someone takes on or hands out a task, an owner kept only when the name is said in the
+ * part, and nothing left with a problem.
  */
 export function checkProposedItems(items: readonly string[], source: string): string[] {
   const out: string[] = [];
@@ -176,7 +222,7 @@ export function checkProposedItems(items: readonly string[], source: string): st
     const tidy = tidyItem(raw);
     if (tidy === undefined) continue;
     const { owner, task } = splitOwner(tidy);
-    if (!isGrounded(task, source) || comesFromNonCommitment(task, source)) continue;
+    if (!isGrounded(task, source) || comesFromNonCommitment(task, source) || !comesFromCommitment(task, source)) continue;
     const item = owner !== null && !isNameSaid(owner, source) ? (tidyItem(task) ?? '') : tidy;
     if (item && itemProblems(item).length === 0) out.push(item);
   }

@@ -9,6 +9,7 @@
 // (turns, clauses, how an item is written: "Tom: write the release notes by Friday"). Measured on the
 // meeting corpus (test/fixtures/meetings) by bench/analyser-corpus.ts; figures in BENCHMARKS.md.
 
+import { withNamedOwner } from './action-item-check.ts';
 import { extractActionItems } from './builtin/action-items.ts';
 import { speakerNames } from './builtin/names.ts';
 import { participantNames, whoIsWho } from './builtin/speakers.ts';
@@ -39,6 +40,7 @@ export function analyzeTranscript(input: { text: string; segments: SpokenText[];
   const diarized = labels.size > 1;
   const room = participantNames(input.participants ?? []);
   const { speakers, listeners } = whoIsWho(turns, speakerNames(input.segments), diarized, room);
-  const actionItems = extractActionItems({ turns, speakers, listeners, diarized, room });
+  // The owner check every item passes (action-item-check.ts): what the rules took for a name and is not one goes.
+  const actionItems = extractActionItems({ turns, speakers, listeners, diarized, room }).map(withNamedOwner);
   return { summary: summarize(turns), actionItems };
 }

@@ -19,6 +19,10 @@ describe('itemProblems', () => {
     ['Greg: chloe starts on Monday', ['the task states what happens, not what someone will do']],
     ['Nadia: email Greg the schedule', []],
     ['Irene: call Sean when they hear back', ['the task waits on a condition']],
+    ['The: check the hearing date tomorrow', ['the owner is not a name']],
+    ['Jake: we are not giving 30% off', ['the task is a sentence (a subject or a modal first), not something to do']],
+    ['Jake: may I take the big one', ['the task is a sentence (a subject or a modal first), not something to do']],
+    ['Jake: great job on the renewal', ['the task is thanks or praise']],
   ])('%s', (item, problems) => {
     expect(itemProblems(item)).toEqual(problems);
   });
@@ -56,6 +60,18 @@ describe("a model's items", () => {
     expect(
       checkProposedItems(['Take the older class to the planetarium', 'Nora: book the bus for the museum trip', 'Send the invoices to the auditors on Monday'], part),
     ).toEqual(['Nora: book the bus for the museum trip', 'Send the invoices to the auditors on Monday']);
+  });
+
+  test('taken only from where someone takes on or hands out a task, not from a report or a question', () => {
+    const part = [
+      'speaker_0: Andre, any news on the marketing budget?',
+      'speaker_1: The agency sent the new figures for the marketing budget.',
+      'speaker_0: Good. Can you check the figures against the contract?',
+      'speaker_1: Yes, tomorrow.',
+    ].join('\n');
+    expect(checkProposedItems(['Andre: check the marketing budget', 'Andre: check the figures against the contract tomorrow'], part)).toEqual([
+      'Andre: check the figures against the contract tomorrow',
+    ]);
   });
 
   test('merged without duplicates across parts, the named owner kept', () => {
