@@ -6,11 +6,13 @@ import { analyzeTranscript } from '../../../src/providers/ai-builtin.ts';
 import { loadSpokenCorpus, requestOf, scoreMeeting, total } from '../../helpers/analyser-scoring.ts';
 
 /**
- * The held-out figures when the rules were last changed (BENCHMARKS.md), less a margin of about 0.05: the transcript
- * alone, and with the room's participants as post-meeting processing gives them (src/modules/post-meeting/).
+ * The held-out figures when the rules were last changed (BENCHMARKS.md: 0.87 / 0.63 loose; with the owner 0.42 / 0.30
+ * from the transcript alone, 0.52 / 0.37 with the room's participants), less a margin of about 0.05: the transcript
+ * alone, and with the room's participants as post-meeting processing gives them (src/modules/post-meeting/). The
+ * segments carry the voice labels the transcription step gives (src/providers/voice-labels.ts).
  */
-const HELD_OUT_FLOOR = { loose: { precision: 0.79, recall: 0.58 }, owner: { precision: 0.2, recall: 0.14 } };
-const HELD_OUT_FLOOR_WITH_ROOM = { loose: { precision: 0.82, recall: 0.58 }, owner: { precision: 0.4, recall: 0.28 } };
+const HELD_OUT_FLOOR = { loose: { precision: 0.82, recall: 0.58 }, owner: { precision: 0.37, recall: 0.25 } };
+const HELD_OUT_FLOOR_WITH_ROOM = { loose: { precision: 0.82, recall: 0.58 }, owner: { precision: 0.47, recall: 0.32 } };
 
 const meetings = loadSpokenCorpus();
 const scores = meetings.map((meeting) => scoreMeeting(meeting, analyzeTranscript(requestOf(meeting))));
@@ -20,8 +22,9 @@ test('the spoken corpus: at least 30 meetings heard by the recogniser, half held
   expect(meetings.length).toBeGreaterThanOrEqual(30);
   expect(meetings.filter((m) => m.set === 'held-out').length).toBeGreaterThanOrEqual(15);
   expect(meetings.filter((m) => m.action_items.length === 0).length).toBeGreaterThanOrEqual(3);
-  // Heard, not typed: every segment is the recogniser's, every label the provider's.
+  // Heard, not typed: every segment is the recogniser's, every label one the transcription step gives (by voice).
   expect(meetings.every((m) => m.segments.length > 0 && m.segments.every((s) => /^speaker_\d+$/.test(s.speaker)))).toBe(true);
+  expect(meetings.filter((m) => new Set(m.segments.map((s) => s.speaker)).size > 1).length).toBeGreaterThanOrEqual(25);
 });
 
 test('held-out half: precision and recall, loose and with the owner, stay above their floor', () => {
