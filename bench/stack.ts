@@ -78,6 +78,8 @@ export interface StackOptions {
   workerMetrics?: boolean;
   /** Added to the API's and the workers' environment (e.g. RATE_LIMIT_PER_MINUTE, the worker settings). */
   env?: Record<string, string>;
+  /** A WAV file the media server serves as a room's recordings instead of tones (dev/media-server/server.ts). */
+  audioFile?: (roomId: string) => string | undefined;
   /** The Temporal dev server's store: in memory (the tests' default here) or a SQLite file, as `npm run dev` keeps it. */
   temporalStore?: 'memory' | 'file';
   /** SQLite pragmas of the file store (scripts/stack/temporal.ts). */
@@ -175,6 +177,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     webhookSecret: upstreamSecret,
     notifyUrl: `${apiUrl}/api/v1/webhooks/upstream/recording-ready`,
     recordingSeconds: options.recordingSeconds,
+    ...(options.audioFile ? { audioFile: options.audioFile } : {}),
   });
   onCleanup(() => media.stop());
 

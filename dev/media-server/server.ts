@@ -7,6 +7,7 @@
 // Run alone: `node dev/media-server/server.ts` (environment in docs/media-provider.md).
 
 import { timingSafeEqual, createHash } from 'node:crypto';
+import { createReadStream, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
@@ -53,6 +54,11 @@ export interface DevMediaServerOptions {
   maxUploadBytes?: number;
   /** Transcription `response_format`s answered 422 (FastAPI `{detail}`), as a self-hosted Whisper server does. */
   refuseResponseFormats?: string[];
+  /**
+   * A WAV file to serve as a meeting's recordings instead of generated tones (the meeting id is Convene's room id): to
+   * send real speech through the whole pipeline (bench/spoken-pipeline.ts). Its size is the file's.
+   */
+  audioFile?: (meetingId: string) => string | undefined;
   log?: (line: string) => void;
 }
 
@@ -129,6 +135,12 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
     sampleRate,
   });
 
+  const fileOf = (recording: DevRecording) => options.audioFile?.(recording.meetingId);
+  const mediaSize = (recording: DevRecording) => {
+    const file = fileOf(recording);
+    return file ? statSync(file).size : wavSize(wavSpec(recording));
+  };
+
   const toWire = (recording: DevRecording): WireRecording => {
     const ready = recording.status === 'ready';
     const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
@@ -141,7 +153,7 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
       started_at: recording.startedAt,
       stopped_at: recording.stoppedAt,
       duration_seconds: recording.durationSeconds,
-      size_bytes: ready ? wavSize(wavSpec(recording)) : null,
+      size_bytes: ready ? mediaSize(recording) : null,
       content_type: ready ? WAV_CONTENT_TYPE : null,
       url: ready ? signer.sign(publicUrl, recording.id, expiresAt) : null,
       url_expires_at: ready ? expiresAt.toISOString() : null,
@@ -260,10 +272,10 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
     }
     const recording = book.get(id);
     if (!recording || recording.status !== 'ready') throw new HttpError(404, 'not_found', `no media for ${id}`);
-    const spec = wavSpec(recording);
+    const file = fileOf(recording);
     res.writeHead(200, {
       'content-type': WAV_CONTENT_TYPE,
-      'content-length': wavSize(spec),
+      'content-length': mediaSize(recording),
       'content-disposition': `attachment; filename="${id}.wav"`,
       'cache-control': 'private, no-store',
     });
@@ -272,7 +284,7 @@ export async function startDevMediaServer(options: DevMediaServerOptions): Promi
       return;
     }
     // A client hanging up mid-download is its business; the pipeline just ends.
-    await pipeline(wavStream(spec), res).catch(() => {});
+    await pipeline(file ? createReadStream(file) : wavStream(wavSpec(recording)), res).catch(() => {});
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {

@@ -1,5 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { get, type IncomingMessage, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -89,6 +93,25 @@ test('HEAD tells the size without the body', async () => {
   const response = await fetch(recording.url!, { method: 'HEAD' });
   expect(response.status).toBe(200);
   expect(Number(response.headers.get('content-length'))).toBe(recording.size_bytes);
+});
+
+test("a meeting given an audio file: its recordings are that file, byte for byte, with the file's size", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dev-media-audio-'));
+  const file = join(dir, 'speech.wav');
+  const bytes = Buffer.concat([Buffer.from('RIFF'), randomBytes(50_000)]);
+  writeFileSync(file, bytes);
+  const withFile = await startDevMediaServer({ webhookSecret: SECRET, audioFile: (meetingId) => (meetingId === 'room-spoken' ? file : undefined) });
+  try {
+    const spoken = withFile.seedRecording({ meetingId: 'room-spoken', durationSeconds: 3 });
+    expect(spoken.size_bytes).toBe(bytes.length);
+    expect(Buffer.from(await (await fetch(spoken.url!)).arrayBuffer())).toEqual(bytes);
+    // Another meeting's recordings are the generated tones, as before.
+    const tones = withFile.seedRecording({ meetingId: 'room-tones', durationSeconds: 3 });
+    expect(parseWav(Buffer.from(await (await fetch(tones.url!)).arrayBuffer())).durationSeconds).toBe(3);
+  } finally {
+    await withFile.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('the media link refuses a tampered signature, another recording id and an expired link', async () => {
