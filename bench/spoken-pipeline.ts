@@ -8,7 +8,7 @@
 // transcript, summary, no errors), how many voices the stored transcript has, and precision and recall (loose and with
 // the owner) of its action items against the script's labels, scored on the text this run heard.
 //
-//   ../shared/tools/real-asr.sh start
+//   real-asr.sh start            (the team's speech tool, outside this repository: test/fixtures/meetings/README.md)
 //   npx node bench/spoken-pipeline.ts --rendered DIR [--set held-out|tuned|all] [--asr-url http://127.0.0.1:8765/v1]
 //
 // Everything else is started here (bench/stack.ts). Results: BENCHMARKS.md ("Meetings spoken and heard by a real
