@@ -1,7 +1,8 @@
 // Who says each turn, for the builtin analyser (docs/decisions.md §9: owners only when the meeting names them, never a
-// recogniser's label). A diarizing recogniser tells speakers apart and a self-introduction ties a label to a name
-// (names.ts `speakerNames`). A recogniser that does not diarize gives one label for everyone; then only what is said
-// tells who speaks, and only next to where it is said:
+// recogniser's label). With speakers told apart (a diarizing recogniser, or the transcription step by voice), a label
+// is tied to a name by a self-introduction (names.ts `speakerNames`) or by the clues below when they agree on its turns
+// (`labelled`). A recogniser that does not diarize gives one label for everyone; then only what is said tells who
+// speaks, and only next to where it is said:
 //   - "I'm Rosa", "Irene here": this turn is Rosa's;
 //   - a turn that addresses someone ("Raj, can you …?", "Great news, Frank, when …?", "Thanks, Omar.") is not theirs,
 //     and the next turn is the one addressed answering;
