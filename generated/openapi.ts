@@ -1791,8 +1791,10 @@ export interface components {
             text: string;
             /**
              * @description The provider's speaker label (OpenAI's `diarized_json` gives `A`, `B`, …; Deepgram's speaker numbers become
-             *     `speaker_0`, `speaker_1`, …), or `speaker_0` for every segment when the provider gives no label (docs/decisions.md §9).
-             *     Never null.
+             *     `speaker_0`, `speaker_1`, …). When the provider gives no label, a 16-bit PCM WAV recording's segments are
+             *     labelled by voice, `speaker_0` for the first voice heard, `speaker_1` for the next (two voices of one pitch
+             *     range share a label); any other recording, or a single voice, gives `speaker_0` for every segment
+             *     (docs/decisions.md §9, "Speakers told apart by voice"). Never null.
              */
             speaker: string;
         };
