@@ -20,7 +20,8 @@
 // minutes, as one meeting: each distinct commitment must come back once (a repeat counts against precision).
 // `--participants`: the analyser is also given the room's participants (the script's speakers), as post-meeting
 // processing could. `--hear` labels the segments by voice as the transcription step does (src/providers/voice-labels.ts);
-// `--no-voices` scores them as the recogniser gave them, every segment `speaker_0`. Results: BENCHMARKS.md.
+// `--no-voices` scores them as the recogniser gave them, every segment `speaker_0`; `--voices RENDERED_DIR` measures
+// how well the voices are told apart, against the script. Results: BENCHMARKS.md.
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
@@ -30,7 +31,8 @@ import { parseArgs } from 'node:util';
 import { analyzeTranscript } from '../src/providers/ai-builtin.ts';
 import { OpenAiCompatibleAnalyzer } from '../src/providers/ai-openai-compatible.ts';
 import { OpenAiTranscriptionProvider } from '../src/providers/openai.ts';
-import { withVoiceLabels } from '../src/providers/voice-labels.ts';
+import { readSegmentPitches } from '../src/providers/segment-pitches.ts';
+import { voicesOf, withVoiceLabels } from '../src/providers/voice-labels.ts';
 import type { MeetingInsights } from '../src/providers/types.ts';
 import {
   findableItems,
@@ -51,6 +53,7 @@ const { values } = parseArgs({
     set: { type: 'string', default: 'all' },
     details: { type: 'boolean', default: false },
     hear: { type: 'string' },
+    voices: { type: 'string' },
     'asr-url': { type: 'string', default: 'http://127.0.0.1:8765/v1' },
     analyser: { type: 'string', default: 'builtin' },
     'ai-url': { type: 'string', default: 'http://127.0.0.1:8766/v1' },
@@ -136,6 +139,11 @@ if (values.long) {
 
 if (values.hear !== undefined) {
   await hear(values.hear, values['asr-url']);
+  process.exit(0);
+}
+
+if (values.voices !== undefined) {
+  await voices(values.voices);
   process.exit(0);
 }
 
@@ -287,6 +295,50 @@ async function hear(renderedDir: string, asrUrl: string): Promise<void> {
     writeFileSync(join(SPOKEN_DIR, `${id}.json`), `${JSON.stringify(meeting, null, 1)}\n`);
     console.log(`${id}: ${heard.segments.length} segments, ${new Set(heard.segments.map((s) => s.speaker)).size} voices, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
+}
+
+/**
+ * `--voices DIR`: how well the voices are told apart on the spoken corpus's segments (src/providers/voice-labels.ts),
+ * against who says what in the script as rendered to DIR (`real-asr.sh corpus` writes each line's start and end): the
+ * meetings where the number of voices found is the number of speakers, the segments whose voice is the one most of
+ * their group's segments are by (each segment counted as the speaker it overlaps most), and the CPU time per second
+ * of audio.
+ */
+async function voices(renderedDir: string): Promise<void> {
+  let rightCount = 0;
+  let pure = 0;
+  let segments = 0;
+  let readMs = 0;
+  let audioSeconds = 0;
+  const meetings = loadSpokenCorpus();
+  for (const meeting of meetings) {
+    const rendered = JSON.parse(readFileSync(join(renderedDir, `${meeting.id}.json`), 'utf8')) as {
+      duration_s: number;
+      script: Array<{ speaker: string; start: number; end: number }>;
+    };
+    const started = performance.now();
+    const pitches = await readSegmentPitches(createReadStream(join(renderedDir, `${meeting.id}.wav`)), meeting.segments);
+    readMs += performance.now() - started;
+    audioSeconds += rendered.duration_s;
+    const found = voicesOf(pitches ?? []) ?? meeting.segments.map(() => 0);
+    const speakerOf = meeting.segments.map((segment) => {
+      const overlap = (line: { start: number; end: number }) => Math.min(line.end, segment.end) - Math.max(line.start, segment.start);
+      return rendered.script.reduce((best, line) => (overlap(line) > overlap(best) ? line : best)).speaker;
+    });
+    const speakers = new Set(rendered.script.map((line) => line.speaker)).size;
+    if (new Set(found).size === speakers) rightCount++;
+    for (const voice of new Set(found)) {
+      const counts = new Map<string, number>();
+      speakerOf.forEach((speaker, i) => found[i] === voice && counts.set(speaker, (counts.get(speaker) ?? 0) + 1));
+      pure += Math.max(...counts.values());
+    }
+    segments += meeting.segments.length;
+    console.log(`${meeting.id}: ${new Set(found).size} voices for ${speakers} speakers`);
+  }
+  console.log(
+    `voices: the right number in ${rightCount} of ${meetings.length} meetings; ${pure} of ${segments} segments in the group of their ` +
+      `own speaker; reading the pitch ${(readMs / audioSeconds).toFixed(1)} ms per second of audio`,
+  );
 }
 
 function hundredths(seconds: number): number {

@@ -176,16 +176,20 @@ const NOT_A_COMMITMENT = /\b(?:maybe|perhaps|probably|might|one day|someday|some
  * other than a commitment: "Maybe one day we can take the older class to the planetarium", "Last week Tom sent …".
  */
 export function comesFromNonCommitment(task: string, source: string): boolean {
-  const content = new Set(contentWords(task).map(stem));
-  if (content.size === 0) return false;
   const lines = source.split('\n').flatMap((line) => line.split(/(?<=[.!?])\s+/));
+  const from = linesItComesFrom(task, lines);
+  return from.length > 0 && from.every((i) => NOT_A_COMMITMENT.test(lines[i]!));
+}
+
+/** The indexes of the lines that share the most of the task's content words (by stem); none when no line shares one. */
+function linesItComesFrom(task: string, lines: readonly string[]): number[] {
+  const content = new Set(contentWords(task).map(stem));
   const shared = lines.map((line) => {
     const said = new Set(words(line).map(stem));
     return [...content].filter((word) => said.has(word)).length;
   });
   const best = Math.max(0, ...shared);
-  if (best === 0) return false;
-  return lines.filter((_, i) => shared[i] === best).every((line) => NOT_A_COMMITMENT.test(line));
+  return best === 0 ? [] : shared.flatMap((count, i) => (count === best ? [i] : []));
 }
 
 /** Words by which people take on or hand out a task: a promise, a request, an acceptance, an obligation. */
@@ -199,16 +203,8 @@ const ACCEPTING = /^(?:[^:\n]{1,40}:\s*)?(?:yes|yeah|yep|sure|okay|ok|of course|
  * ("Andre: check the marketing" from "any news on the marketing?"): grounded in the words, but nobody took it on.
  */
 export function comesFromCommitment(task: string, source: string): boolean {
-  const content = new Set(contentWords(task).map(stem));
-  if (content.size === 0) return false;
   const lines = source.split('\n');
-  const shared = lines.map((line) => {
-    const said = new Set(words(line).map(stem));
-    return [...content].filter((word) => said.has(word)).length;
-  });
-  const best = Math.max(0, ...shared);
-  if (best === 0) return false;
-  return lines.some((line, i) => shared[i] === best && (COMMITMENT_CUE.test(line) || ACCEPTING.test(lines[i + 1] ?? '')));
+  return linesItComesFrom(task, lines).some((i) => COMMITMENT_CUE.test(lines[i]!) || ACCEPTING.test(lines[i + 1] ?? ''));
 }
 
 /**

@@ -1,16 +1,16 @@
 // Speakers told apart by voice when the transcription provider labels none (docs/decisions.md §9, "Speakers told apart
 // by voice"): a self-hosted Whisper server answers `verbose_json` with no speakers, which leaves every segment
 // `speaker_0` and every "I'll …" without an owner. The recording is read once more from the store, each segment's
-// voice measured (src/providers/voiceprints.ts), and the segments grouped by pitch.
+// voice measured (src/providers/segment-pitches.ts), and the segments grouped by pitch.
 //
 // Why pitch alone: a segment's median pitch is steady for one speaker (within 2 semitones for 95 % of pairs of a
 // speaker's segments, measured on the spoken corpus, BENCHMARKS.md) while the cepstrum of a segment of a few seconds
-// depends as much on what is said as on who says it (adding it made the grouping worse there). Pitch separates voices
+// depends as much on what is said as on who says it (adding 12 cepstral coefficients made the grouping worse there). Pitch separates voices
 // about three semitones or more apart (most pairs of a man and a woman) and not two voices of one range, which stay
 // one label: the grouping splits only at a clear gap, and the analyser names a label only when its clues agree.
 import type { Readable } from 'node:stream';
 import type { TranscriptionResult, TranscriptSegmentOut } from './types.ts';
-import { readVoiceprints, type Voiceprint } from './voiceprints.ts';
+import { readSegmentPitches } from './segment-pitches.ts';
 
 /**
  * Two groups of segment pitches are two voices when their means lie this many pooled standard deviations apart
@@ -30,7 +30,7 @@ const MIN_SEGMENTS_PER_VOICE = 2;
 const MAX_VOICES = 4;
 
 /** True when the provider told no speakers apart: every segment carries the same label. */
-export function unlabelled(segments: readonly TranscriptSegmentOut[]): boolean {
+function unlabelled(segments: readonly TranscriptSegmentOut[]): boolean {
   return new Set(segments.map((s) => s.speaker)).size <= 1;
 }
 
@@ -47,17 +47,20 @@ export async function labelByVoice(
     audio.destroy();
     return null;
   }
-  const prints = await readVoiceprints(audio, segments, signal);
-  if (!prints) return null;
-  const voices = voicesOf(prints);
+  const pitches = await readSegmentPitches(audio, segments, signal);
+  if (!pitches) return null;
+  const voices = voicesOf(pitches);
   if (!voices) return null;
   return segments.map((segment, i) => ({ ...segment, speaker: `speaker_${voices[i]}` }));
 }
 
-/** The voice index of each segment, numbered in order of first appearance; null when there are fewer than two voices. */
-export function voicesOf(prints: ReadonlyArray<Voiceprint | null>): number[] | null {
-  const pitches = prints.map((p) => (p && p.pitches.length ? median(p.pitches) : null));
-  const reliable = prints.flatMap((p, i) => (p && p.frames >= RELIABLE_FRAMES ? [pitches[i]!] : []));
+/**
+ * The voice index of each segment, from its voiced frames' pitches, numbered in order of first appearance; null when
+ * there are fewer than two voices.
+ */
+export function voicesOf(segmentPitches: ReadonlyArray<readonly number[]>): number[] | null {
+  const pitches = segmentPitches.map((frames) => (frames.length ? median(frames) : null));
+  const reliable = segmentPitches.flatMap((frames, i) => (frames.length >= RELIABLE_FRAMES ? [pitches[i]!] : []));
   const groups = pitchGroups(reliable);
   if (groups.length < 2 || groups.length > MAX_VOICES) return null;
   // Each segment joins the group nearest its pitch; one without voiced audio stays with the voice before it.

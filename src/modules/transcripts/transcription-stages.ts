@@ -144,7 +144,7 @@ export async function runTranscription(
       progress: (done, total) => watch.progress({ bytesDone: done, bytesTotal: total }),
     }),
   );
-  return withVoiceLabels(result, () => open(), watch.signal);
+  return withVoiceLabels(result, open, watch.signal);
 }
 
 /** store: the bounded segments, their text and word count, and `completed`; never over a completed transcript. */

@@ -2,7 +2,7 @@
 // PCM WAV and read back as a stream, as the transcription step reads a recording from the store.
 import { Readable } from 'node:stream';
 import { labelByVoice, withVoiceLabels } from '../../../src/providers/voice-labels.ts';
-import { readVoiceprints } from '../../../src/providers/voiceprints.ts';
+import { readSegmentPitches } from '../../../src/providers/segment-pitches.ts';
 import type { TranscriptSegmentOut } from '../../../src/providers/types.ts';
 import { wavStream } from '../../../dev/media-server/wav.ts';
 import { voicedSamples, wavFile, type VoiceLine } from '../../helpers/synthetic-voices.ts';
@@ -47,13 +47,13 @@ test('one voice, its pitch moving by a semitone or two from line to line: no lab
 
 test('the pitch of each voiced frame is measured within a semitone', async () => {
   const { wav, segments } = meeting([110, 220]);
-  const prints = await readVoiceprints(streamOf(wav), segments);
+  const pitches = await readSegmentPitches(streamOf(wav), segments);
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   // Semitones above 100 Hz: 110 Hz is 1.65, 220 Hz 13.65; the intonation adds up to one semitone.
-  expect(median(prints![0]!.pitches)).toBeGreaterThan(1.65 - 0.5);
-  expect(median(prints![0]!.pitches)).toBeLessThan(1.65 + 1.5);
-  expect(median(prints![1]!.pitches)).toBeGreaterThan(13.65 - 0.5);
-  expect(median(prints![1]!.pitches)).toBeLessThan(13.65 + 1.5);
+  expect(median(pitches![0]!)).toBeGreaterThan(1.65 - 0.5);
+  expect(median(pitches![0]!)).toBeLessThan(1.65 + 1.5);
+  expect(median(pitches![1]!)).toBeGreaterThan(13.65 - 0.5);
+  expect(median(pitches![1]!)).toBeLessThan(13.65 + 1.5);
 });
 
 test("pure tones (the development media server's recordings) are no voices", async () => {

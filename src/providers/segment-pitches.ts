@@ -1,24 +1,14 @@
-// What each segment of a recording sounds like: its speaker's pitch and timbre, read from a PCM WAV as it streams
-// (never held whole in memory: a sliding window of 40 ms). src/providers/voice-labels.ts groups segments by these
-// voiceprints when the transcription provider labels no speakers (docs/decisions.md §9, "Speakers told apart by voice").
+// The pitch of what each segment of a recording says, read from a PCM WAV as it streams (never held whole in memory:
+// a sliding window of 40 ms). src/providers/voice-labels.ts groups segments by it when the transcription provider
+// labels no speakers (docs/decisions.md §9, "Speakers told apart by voice").
 //
-// Per 20 ms frame that falls inside a segment: the frame's loudness (silence is skipped), its pitch from the
+// Per 20 ms frame that falls inside a segment: the frame's loudness (silence is skipped) and its pitch from the
 // autocorrelation of the windowed frame (Boersma's correction for the window; a frame whose best period repeats less
-// than VOICED_CORRELATION is unvoiced and skipped, and so is a pure tone) and 12 mel-frequency cepstral coefficients of its spectrum. One FFT
-// (fft.js) gives both: the power spectrum for the cepstrum, and its inverse for the autocorrelation.
+// than VOICED_CORRELATION is unvoiced and skipped, and so is a pure tone). One FFT (fft.js) gives the power spectrum,
+// for the tone check, and its inverse, the autocorrelation.
 import type { Readable } from 'node:stream';
 import FFT from 'fft.js';
 import { readWavHeader, type WavInfo } from './wav-header.ts';
-
-/** A segment's voice: the pitch of each voiced frame (semitones above 100 Hz) and the mean cepstrum of those frames. */
-export interface Voiceprint {
-  /** Voiced frames read in the segment. */
-  frames: number;
-  /** Each voiced frame's pitch, in semitones relative to 100 Hz (12 per octave). */
-  pitches: number[];
-  /** Mean of the voiced frames' cepstral coefficients c1..c12. */
-  cepstrum: number[];
-}
 
 /** The header must lie in the first bytes (the transcription adapters allow the same: src/providers/audio.ts). */
 const HEADER_PROBE_BYTES = 64 * 1024;
@@ -34,18 +24,17 @@ const SILENT_RMS = 10 ** (-50 / 20);
 const VOICED_CORRELATION = 0.5;
 /** A frame with this share of its energy in one spectral peak is a pure tone, not a voice. */
 const TONE_SHARE = 0.8;
-const MEL_BANDS = 26;
-const CEPSTRAL_COEFFICIENTS = 12;
 
 /**
- * The voiceprint of every segment (in the order given; `null` for a segment without voiced audio), read from a
- * 16-bit PCM WAV stream; `null` when the stream is not one (another format cannot be read without a decoder).
+ * For every segment (in the order given) the pitch of each of its voiced frames, in semitones relative to 100 Hz (12
+ * per octave; empty when it has none), read from a 16-bit PCM WAV stream; `null` when the stream is not one (another
+ * format cannot be read without a decoder).
  */
-export async function readVoiceprints(
+export async function readSegmentPitches(
   audio: Readable,
   segments: ReadonlyArray<{ start: number; end: number }>,
   signal?: AbortSignal,
-): Promise<Array<Voiceprint | null> | null> {
+): Promise<number[][] | null> {
   const iterator = audio[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   try {
     const header = await readHeader(iterator);
@@ -62,7 +51,7 @@ export async function readVoiceprints(
       analysis.push(samples.read(next.value));
       if (analysis.pastLastSegment) break;
     }
-    return analysis.voiceprints();
+    return analysis.pitches;
   } finally {
     await iterator.return?.();
     audio.destroy();
@@ -121,11 +110,11 @@ class FrameAnalysis {
   private readonly window: Float32Array;
   /** The window's own normalised autocorrelation, divided out of each frame's (Boersma 1993). */
   private readonly windowCorrelation: Float64Array;
-  private readonly melBands: Array<{ from: number; weights: Float64Array }>;
   private readonly minLag: number;
   private readonly maxLag: number;
   private readonly order: number[];
-  private readonly sums: Array<{ frames: number; pitches: number[]; cepstrum: Float64Array }>;
+  /** Each segment's voiced frames' pitches, in semitones relative to 100 Hz. */
+  readonly pitches: number[][];
   private pending = new Float32Array(0);
   /** Index in the stream of pending[0]. */
   private pendingStart = 0;
@@ -155,9 +144,8 @@ class FrameAnalysis {
     this.power = this.fft.createComplexArray();
     this.correlation = this.fft.createComplexArray();
     this.windowCorrelation = this.autocorrelationOf(this.window);
-    this.melBands = melFilterbank(this.size, sampleRate);
     this.order = segments.map((_, i) => i).sort((a, b) => segments[a]!.start - segments[b]!.start);
-    this.sums = segments.map(() => ({ frames: 0, pitches: [], cepstrum: new Float64Array(CEPSTRAL_COEFFICIENTS) }));
+    this.pitches = segments.map(() => []);
   }
 
   get pastLastSegment(): boolean {
@@ -177,12 +165,6 @@ class FrameAnalysis {
     }
     this.pending = joined.slice(offset);
     this.pendingStart += offset;
-  }
-
-  voiceprints(): Array<Voiceprint | null> {
-    return this.sums.map((sum) =>
-      sum.frames === 0 ? null : { frames: sum.frames, pitches: sum.pitches, cepstrum: Array.from(sum.cepstrum, (c) => c / sum.frames) },
-    );
   }
 
   /** The segment whose span holds `time` (the latest-starting one where segments overlap); segments are passed in time order. */
@@ -205,11 +187,7 @@ class FrameAnalysis {
     for (let i = 0; i < frame.length; i++) this.input[i] = frame[i]! * this.window[i]!;
     const pitch = this.pitchOf();
     if (pitch === null || this.isTone()) return;
-    const sum = this.sums[segment]!;
-    sum.frames++;
-    sum.pitches.push(12 * Math.log2(pitch / 100));
-    const cepstrum = this.cepstrumOf();
-    for (let i = 0; i < CEPSTRAL_COEFFICIENTS; i++) sum.cepstrum[i]! += cepstrum[i]!;
+    this.pitches[segment]!.push(12 * Math.log2(pitch / 100));
   }
 
   /** The frame's pitch in Hz, or null when unvoiced; leaves the power spectrum in `this.power`. */
@@ -265,22 +243,6 @@ class FrameAnalysis {
     return total > 0 && near >= TONE_SHARE * total;
   }
 
-  /** c1..c12 of the power spectrum left by pitchOf: the cosine transform of the log mel band energies. */
-  private cepstrumOf(): Float64Array {
-    const logEnergies = this.melBands.map(({ from, weights }) => {
-      let sum = 0;
-      for (let i = 0; i < weights.length; i++) sum += weights[i]! * this.power[2 * (from + i)]!;
-      return Math.log(sum + 1e-10);
-    });
-    const cepstrum = new Float64Array(CEPSTRAL_COEFFICIENTS);
-    for (let c = 1; c <= CEPSTRAL_COEFFICIENTS; c++) {
-      let sum = 0;
-      for (let b = 0; b < MEL_BANDS; b++) sum += logEnergies[b]! * Math.cos((Math.PI * c * (b + 0.5)) / MEL_BANDS);
-      cepstrum[c - 1] = sum;
-    }
-    return cepstrum;
-  }
-
   private autocorrelationOf(window: Float32Array): Float64Array {
     this.input.fill(0);
     this.input.set(window);
@@ -288,23 +250,4 @@ class FrameAnalysis {
     const zero = this.correlation[0]!;
     return Float64Array.from({ length: this.maxLag + 2 }, (_, lag) => this.correlation[2 * lag]! / zero);
   }
-}
-
-/** Triangular filters evenly spaced on the mel scale from 100 Hz to 8 kHz (or the Nyquist frequency), over FFT bins. */
-function melFilterbank(size: number, sampleRate: number): Array<{ from: number; weights: Float64Array }> {
-  const mel = (hz: number) => 2595 * Math.log10(1 + hz / 700);
-  const hz = (m: number) => 700 * (10 ** (m / 2595) - 1);
-  const low = mel(100);
-  const high = mel(Math.min(8000, sampleRate / 2 - 1));
-  const edges = Array.from({ length: MEL_BANDS + 2 }, (_, i) => (hz(low + ((high - low) * i) / (MEL_BANDS + 1)) * size) / sampleRate);
-  return Array.from({ length: MEL_BANDS }, (_, b) => {
-    const [left, centre, right] = [edges[b]!, edges[b + 1]!, edges[b + 2]!];
-    const from = Math.ceil(left);
-    const to = Math.floor(right);
-    const weights = Float64Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => {
-      const bin = from + i;
-      return bin <= centre ? (bin - left) / (centre - left) : (right - bin) / (right - centre);
-    });
-    return { from, weights };
-  });
 }
