@@ -1,22 +1,13 @@
 // The `openai` adapter against the development media server's OpenAI-compatible /v1/audio/transcriptions
 // (real HTTP on loopback): speakers from diarized_json, the verbose_json fallback, languages, keywords, the
 // profanity filter, splitting of a WAV over the upload limit, and failures.
-import type { TranscriptionVendorConfig } from '../../../src/config.ts';
 import { OpenAiTranscriptionProvider } from '../../../src/providers/openai.ts';
 import { ProviderError } from '../../../src/providers/types.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../../dev/media-server/server.ts';
 import { startBodyLimitProxy } from '../../helpers/body-limit-proxy.ts';
-import { devRecording, requestFor } from './audio-source.ts';
+import { devRecording, openAiSettings, requestFor } from './audio-source.ts';
 
-const settings = (baseUrl: string, overrides: Partial<TranscriptionVendorConfig> = {}): TranscriptionVendorConfig => ({
-  baseUrl: `${baseUrl}/v1`,
-  apiKey: undefined,
-  model: 'whisper-1',
-  maxConcurrency: 2,
-  maxUploadBytes: 25 * 1024 * 1024,
-  timeoutMs: 10_000,
-  ...overrides,
-});
+const settings = openAiSettings;
 
 let media: DevMediaServer;
 beforeAll(async () => {

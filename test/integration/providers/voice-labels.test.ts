@@ -3,22 +3,14 @@
 // speakers; the development media server with diarized_json refused, real HTTP on loopback) transcribes a recording
 // whose two speakers are speech-like voices; the stored segments then carry one label per voice, matching who the
 // server's script says spoke. A diarizing answer keeps the provider's labels, and pure tones stay one speaker.
-import type { TranscriptionVendorConfig } from '../../../src/config.ts';
 import { runTranscription, type TranscriptionJob } from '../../../src/modules/transcripts/transcription-stages.ts';
 import { OpenAiTranscriptionProvider } from '../../../src/providers/openai.ts';
 import { readWavHeader } from '../../../src/providers/wav-header.ts';
 import { startDevMediaServer, type DevMediaServer } from '../../../dev/media-server/server.ts';
 import { voicedSamples } from '../../helpers/synthetic-voices.ts';
-import { chunkedStream, devRecording } from './audio-source.ts';
+import { chunkedStream, devRecording, openAiSettings } from './audio-source.ts';
 
-const settings = (baseUrl: string): TranscriptionVendorConfig => ({
-  baseUrl: `${baseUrl}/v1`,
-  apiKey: undefined,
-  model: 'whisper-1',
-  maxConcurrency: 1,
-  maxUploadBytes: 25 * 1024 * 1024,
-  timeoutMs: 10_000,
-});
+const settings = (baseUrl: string) => openAiSettings(baseUrl, { maxConcurrency: 1 });
 
 /** The dev recording's own header (so the server knows which script it is) over speech-like voices, one per scripted speaker. */
 function voicedRecording(bytes: Buffer, script: { durationSeconds: number; segments: Array<{ start: number; end: number; speaker: string }> }): Buffer {
