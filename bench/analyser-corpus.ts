@@ -279,7 +279,7 @@ async function hear(renderedDir: string, asrUrl: string): Promise<void> {
       profanityFilter: false,
     });
     // As post-meeting processing stores it: speakers told apart by voice when the recogniser labels none.
-    const heard = await withVoiceLabels(transcribed, () => open());
+    const { result: heard } = await withVoiceLabels(transcribed, () => open());
     const meeting: CorpusMeeting = {
       id,
       domain: script.corpus.domain,

@@ -61,6 +61,7 @@ export function createTranscriptionActivities(deps: TranscriptionActivityDeps) {
     try {
       result = await runTranscription(store, prepared.job, {
         signal: context.cancellationSignal,
+        logger: deps.logger,
         progress: (bytes) => {
           progress = bytes;
           context.heartbeat(progress);

@@ -18,6 +18,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 /** How one attempt to deliver an outgoing webhook ended (the AsyncAPI/OpenAPI attempt `status`, split by cause). */
 export type WebhookAttemptOutcome = 'succeeded' | 'http_error' | 'timeout' | 'network_error';
+/** What looking for speakers by voice came to (src/providers/voice-labels.ts withVoiceLabels). */
+export type VoiceLabelOutcome = 'labelled' | 'provider_labelled' | 'one_voice' | 'failed';
 
 const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'convene_' });
@@ -53,6 +55,13 @@ const workflowStarts = new Counter({
 const webhookAttempts = new Counter({
   name: 'convene_webhook_attempts_total',
   help: 'Outgoing webhook delivery attempts, by outcome (succeeded, http_error, timeout, network_error).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+const voiceLabels = new Counter({
+  name: 'convene_voice_labels_total',
+  help: 'Transcripts whose speakers were looked for by voice, by outcome (labelled, provider_labelled, one_voice, failed).',
   labelNames: ['outcome'] as const,
   registers: [registry],
 });
@@ -113,6 +122,11 @@ export const metrics = {
   /** A transcription provider finished (ok) or failed (not ok) after `seconds`. */
   observeTranscription(provider: string, seconds: number, ok: boolean): void {
     transcriptionDuration.observe({ provider: providerLabel(provider), result: ok ? 'ok' : 'error' }, seconds);
+  },
+
+  /** A transcript's speakers were looked for by voice (src/providers/voice-labels.ts). */
+  voiceLabels(outcome: VoiceLabelOutcome): void {
+    voiceLabels.inc({ outcome });
   },
 
   /** An AI post-processing call finished (ok) or failed (not ok) after `seconds`. */

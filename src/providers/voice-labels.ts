@@ -9,6 +9,7 @@
 // about three semitones or more apart (most pairs of a man and a woman) and not two voices of one range, which stay
 // one label: the grouping splits only at a clear gap, and the analyser names a label only when its clues agree.
 import type { Readable } from 'node:stream';
+import type { VoiceLabelOutcome } from '../metrics/metrics.ts';
 import type { TranscriptionResult, TranscriptSegmentOut } from './types.ts';
 import { readSegmentPitches } from './segment-pitches.ts';
 
@@ -152,20 +153,24 @@ function median(values: readonly number[]): number {
 
 /**
  * The provider's result, with speakers labelled by voice when the provider labelled none and the recording is a PCM
- * WAV with voices pitch can tell apart; otherwise as it was. Reading the voices never fails a transcription: a
- * recording it cannot read keeps the provider's labels. A cancellation still ends it.
+ * WAV with voices pitch can tell apart; otherwise as it was. `outcome` says which, for operators (metric
+ * `convene_voice_labels_total`, docs/metrics.md): `labelled` (two or more voices told apart), `provider_labelled`
+ * (the provider's own speakers, kept), `one_voice` (not a PCM WAV, or fewer than two voices pitch can tell apart),
+ * `failed` (the recording could not be read again; `error` says why).
+ * Reading the voices never fails a transcription: a recording it cannot read keeps the provider's labels. A
+ * cancellation still ends it.
  */
 export async function withVoiceLabels(
   result: TranscriptionResult,
   open: () => Promise<Readable>,
   signal?: AbortSignal,
-): Promise<TranscriptionResult> {
-  if (!unlabelled(result.segments)) return result;
+): Promise<{ result: TranscriptionResult; outcome: VoiceLabelOutcome; error?: unknown }> {
+  if (!unlabelled(result.segments)) return { result, outcome: 'provider_labelled' };
   try {
     const labelled = await labelByVoice(await open(), result.segments, signal);
-    return labelled ? { ...result, segments: labelled } : result;
+    return labelled ? { result: { ...result, segments: labelled }, outcome: 'labelled' } : { result, outcome: 'one_voice' };
   } catch (err) {
     if (signal?.aborted) throw err;
-    return result;
+    return { result, outcome: 'failed', error: err };
   }
 }

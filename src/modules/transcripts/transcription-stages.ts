@@ -5,6 +5,7 @@
 // failures into Temporal's: only the provider call (run) is bounded by POST_MEETING_RETRY_WINDOW. Each stage is
 // repeatable: a completed transcript is never transcribed again nor overwritten.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../../logger.ts';
 import { metrics } from '../../metrics/metrics.ts';
 import { tenantTranscriptionKey, type ProviderRegistry } from '../../providers/registry.ts';
 import type { TranscriptionProvider, TranscriptionResult, TranscriptSegmentOut } from '../../providers/types.ts';
@@ -117,12 +118,13 @@ export async function prepareTranscription(
 /**
  * run: the audio streamed from S3 to the provider, timed whether it succeeds or throws (docs/decisions.md §12); then,
  * when the provider labelled no speakers, the recording read once more to tell them apart by voice (docs/decisions.md
- * §9, "Speakers told apart by voice").
+ * §9, "Speakers told apart by voice"), counted by outcome; a failure to read the voices keeps the provider's segments
+ * and is logged as a warning, so an operator sees why a transcript has one speaker.
  */
 export async function runTranscription(
   store: Pick<ObjectStore, 'open'>,
   job: TranscriptionJob,
-  watch: { signal: AbortSignal; progress(bytes: { bytesDone: number; bytesTotal: number }): void },
+  watch: { signal: AbortSignal; progress(bytes: { bytesDone: number; bytesTotal: number }): void; logger: Pick<Logger, 'warn'> },
 ): Promise<TranscriptionResult> {
   watch.progress({ bytesDone: 0, bytesTotal: job.sizeBytes });
   const open = async (range?: { start: number; end: number }) => {
@@ -144,7 +146,13 @@ export async function runTranscription(
       progress: (done, total) => watch.progress({ bytesDone: done, bytesTotal: total }),
     }),
   );
-  return withVoiceLabels(result, open, watch.signal);
+  const voices = await withVoiceLabels(result, open, watch.signal);
+  metrics.voiceLabels(voices.outcome);
+  if (voices.outcome === 'failed') {
+    const reason = redactSecrets(voices.error instanceof Error ? voices.error.message : String(voices.error));
+    watch.logger.warn({ transcriptId: job.transcriptId, reason }, "speakers not told apart by voice: the recording could not be read again; the provider's labels are kept");
+  }
+  return voices.result;
 }
 
 /** store: the bounded segments, their text and word count, and `completed`; never over a completed transcript. */

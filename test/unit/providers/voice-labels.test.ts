@@ -69,7 +69,7 @@ test('audio that is not a PCM WAV: no labels, and the stream is closed', async (
   expect(audio.destroyed).toBe(true);
 });
 
-test("withVoiceLabels keeps a provider's own speakers, and the provider's result when the audio cannot be read", async () => {
+test("withVoiceLabels keeps a provider's own speakers, and the provider's result when the audio cannot be read, and says which", async () => {
   const { wav, segments } = meeting([210, 120, 210, 120]);
   const diarized = { language: 'en', segments: segments.map((s, i) => ({ ...s, speaker: `spk_${i % 2}` })) };
   let opened = 0;
@@ -77,15 +77,21 @@ test("withVoiceLabels keeps a provider's own speakers, and the provider's result
     opened++;
     return streamOf(wav);
   };
-  expect(await withVoiceLabels(diarized, open)).toBe(diarized);
+  expect(await withVoiceLabels(diarized, open)).toEqual({ result: diarized, outcome: 'provider_labelled' });
   expect(opened).toBe(0);
 
   const plain = { language: 'en', segments };
+  const unreachable = new Error('the store is unreachable');
   const failing = async (): Promise<Readable> => {
-    throw new Error('the store is unreachable');
+    throw unreachable;
   };
-  expect(await withVoiceLabels(plain, failing)).toBe(plain);
-  expect((await withVoiceLabels(plain, open)).segments.map((s) => s.speaker)).toEqual(['speaker_0', 'speaker_1', 'speaker_0', 'speaker_1']);
+  expect(await withVoiceLabels(plain, failing)).toEqual({ result: plain, outcome: 'failed', error: unreachable });
+  const labelled = await withVoiceLabels(plain, open);
+  expect(labelled.outcome).toBe('labelled');
+  expect(labelled.result.segments.map((s) => s.speaker)).toEqual(['speaker_0', 'speaker_1', 'speaker_0', 'speaker_1']);
+
+  const oneVoice = meeting([150, 150, 150, 150]);
+  expect(await withVoiceLabels({ language: 'en', segments: oneVoice.segments }, async () => streamOf(oneVoice.wav))).toMatchObject({ outcome: 'one_voice' });
 });
 
 test('a cancelled transcription stops reading voices', async () => {
