@@ -2,7 +2,7 @@
 // precision, recall and F1 of the action items per meeting and per set (tuned, held-out), with the owner compared and
 // loose (the task alone), and whether each summary names the meeting's topics without small talk.
 //
-//   npx node bench/analyser-corpus.ts [--corpus written|spoken|all] [--set tuned|held-out|all] [--details]
+//   npx node bench/analyser-corpus.ts [--corpus written|spoken|all] [--set tuned|held-out|all] [--details | --totals]
 //   npx node bench/analyser-corpus.ts --hear RENDERED_DIR --asr-url http://127.0.0.1:8765/v1
 //   npx node bench/analyser-corpus.ts --corpus spoken --set held-out --analyser openai-compatible --ai-url http://127.0.0.1:8766/v1
 //   npx node bench/analyser-corpus.ts --long [--analyser …]     the 45-minute meeting (below)
@@ -11,7 +11,8 @@
 // Corpora: `written` is the 34 recogniser-style meetings typed as a recogniser writes (deterministic, well under a
 // second); `spoken` is the meetings of test/fixtures/meetings/spoken/scripts as a real recogniser heard them (see
 // test/fixtures/meetings/README.md). --details also prints, per meeting, the items that matched nothing, the labelled
-// items that were missed and the summary. `--hear` (re)writes the spoken corpus: RENDERED_DIR is what
+// items that were missed (with why, test/helpers/analyser-scoring.ts missReason) and the summary; `--totals` prints
+// only each set's totals and its misses counted by why (for a held-out half, whose meetings are not read one by one). `--hear` (re)writes the spoken corpus: RENDERED_DIR is what
 // `real-asr.sh corpus test/fixtures/meetings/spoken/scripts RENDERED_DIR` (the team's speech tool, outside this
 // repository; test/fixtures/meetings/README.md) rendered, and each WAV goes
 // through this project's `openai` transcription provider to the recogniser at --asr-url. `--analyser
@@ -21,7 +22,10 @@
 // `--participants`: the analyser is also given the room's participants (the script's speakers), as post-meeting
 // processing could. `--hear` labels the segments by voice as the transcription step does (src/providers/voice-labels.ts);
 // `--no-voices` scores them as the recogniser gave them, every segment `speaker_0`; `--voices RENDERED_DIR` measures
-// how well the voices are told apart, against the script. Results: BENCHMARKS.md.
+// how well the voices are told apart, against the script. `--as-written`: the spoken meetings' scripts themselves as the
+// transcript, one segment a line, speakers told apart perfectly (`speaker_N`, never names): what the analyser does
+// with no recogniser in the way, so that a miss can be put down to the recogniser or to the analyser. Results:
+// BENCHMARKS.md.
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
@@ -39,6 +43,7 @@ import {
   loadCorpus,
   loadSpokenCorpus,
   requestOf,
+  scriptAsTranscript,
   scoreMeeting,
   SPOKEN_DIR,
   total,
@@ -52,6 +57,7 @@ const { values } = parseArgs({
     corpus: { type: 'string', default: 'all' },
     set: { type: 'string', default: 'all' },
     details: { type: 'boolean', default: false },
+    totals: { type: 'boolean', default: false },
     hear: { type: 'string' },
     voices: { type: 'string' },
     'asr-url': { type: 'string', default: 'http://127.0.0.1:8765/v1' },
@@ -60,6 +66,7 @@ const { values } = parseArgs({
     long: { type: 'boolean', default: false },
     participants: { type: 'boolean', default: false },
     'no-voices': { type: 'boolean', default: false },
+    'as-written': { type: 'boolean', default: false },
     'ai-cache': { type: 'string' },
   },
 });
@@ -150,7 +157,8 @@ if (values.voices !== undefined) {
 const sets = values.set === 'all' ? ['tuned', 'held-out'] : [values.set];
 const corpora: Array<[string, CorpusMeeting[]]> = [];
 if (values.corpus !== 'spoken') corpora.push(['written', loadCorpus()]);
-if (values.corpus !== 'written') corpora.push(['spoken', loadSpokenCorpus()]);
+if (values.corpus !== 'written') corpora.push(['spoken', values['as-written'] ? loadSpokenCorpus().map(scriptAsTranscript) : loadSpokenCorpus()]);
+
 
 const row = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
 for (const [name, corpus] of corpora) {
@@ -159,21 +167,30 @@ for (const [name, corpus] of corpora) {
   for (const meeting of corpus.filter((m) => sets.includes(m.set))) scores.push(scoreMeeting(meeting, await analyse(meeting)));
   const elapsedMs = performance.now() - started;
   console.log(`\n## ${name} corpus, ${values.analyser} (${scores.length} meetings analysed in ${elapsedMs.toFixed(0)} ms)\n`);
-  console.log(row(['meeting', 'set', 'expected', 'extracted', 'correct', 'correct loose', 'P', 'R', 'summary topics', 'summary clean']));
-  console.log(row(Array(10).fill('---')));
-  for (const m of scores) {
+  if (!values.totals) console.log(row(['meeting', 'set', 'expected', 'extracted', 'correct', 'correct loose', 'P', 'R', 'summary topics', 'summary clean']));
+  if (!values.totals) console.log(row(Array(10).fill('---')));
+  for (const m of values.totals ? [] : scores) {
     console.log(
       row([m.id, m.set, m.expected, m.extracted, m.correct, m.correctLoose, pct(m.precision), pct(m.recall), m.summaryTopics ? 'yes' : 'NO', m.summaryClean ? 'yes' : 'NO']),
     );
     if (values.details) {
       for (const item of m.falsePositives) console.log(`    extra${m.looseFalsePositives.includes(item) ? '' : ' (right task, wrong owner)'}: ${item}`);
-      for (const item of m.misses) console.log(`    missed: ${item.owner ?? '(no owner)'}: ${item.keywords.join(', ')}`);
+      m.misses.forEach((item, i) => console.log(`    missed (${m.missReasons[i]}): ${item.owner ?? '(no owner)'}: ${item.keywords.join(', ')}`));
       console.log(`    summary: ${m.summary}`);
     }
   }
   console.log();
   for (const set of sets) line(set, total(scores.filter((m) => m.set === set)));
   if (sets.length > 1) line('all', total(scores));
+  for (const set of sets) missesByReason(set, scores.filter((m) => m.set === set));
+}
+
+/** A set's missed items (with the owner compared) counted by why they were missed. */
+function missesByReason(set: string, scores: MeetingScore[]): void {
+  const counts = new Map<string, number>();
+  for (const reason of scores.flatMap((m) => m.missReasons)) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  const parts = [...counts].sort((a, b) => b[1] - a[1]).map(([reason, count]) => `${reason} ${count}`);
+  console.log(`${set.padEnd(9)} missed with owner, by why: ${parts.join(', ') || 'none'}`);
 }
 
 function pct(value: number): string {

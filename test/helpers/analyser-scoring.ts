@@ -50,6 +50,18 @@ export function loadSpokenCorpus(): CorpusMeeting[] {
 }
 
 /**
+ * A spoken meeting with its script as the transcript, as a perfect recogniser and a perfect diarizer would give it: a
+ * segment a line, `speaker_N` by first appearance (labels, never names). What the analyser does on it is what the
+ * recogniser cannot be blamed for.
+ */
+export function scriptAsTranscript(meeting: CorpusMeeting): CorpusMeeting {
+  const lines = meeting.script ?? [];
+  const speakers = [...new Set(lines.map((line) => line.speaker))];
+  const segments = lines.map((line, i) => ({ start: i * 5, end: i * 5 + 5, text: line.text, speaker: `speaker_${speakers.indexOf(line.speaker)}` }));
+  return { ...meeting, segments, diarized: speakers.length > 1 };
+}
+
+/**
  * The analyser's input for a meeting, as post-meeting processing builds it from a stored transcript; `participants`:
  * also the room's participants' display names (the spoken corpus's speakers), as post-meeting processing gives them;
  * `voices: false`: every segment `speaker_0`, as the recogniser gave them before speakers were told apart by voice.
@@ -116,6 +128,8 @@ export interface MeetingScore {
   looseFalsePositives: string[];
   /** Expected items nothing matched. */
   misses: ExpectedItem[];
+  /** Why each miss was missed, in the order of `misses` (missReason). */
+  missReasons: MissReason[];
   summaryTopics: boolean;
   summaryClean: boolean;
   summary: string;
@@ -166,10 +180,33 @@ export function scoreMeeting(meeting: CorpusMeeting, insights: MeetingInsights):
     lost,
     falsePositives,
     misses: unmatched,
+    missReasons: unmatched.map((item) => missReason(item, transcript, insights.actionItems)),
     summaryTopics: meeting.topics.every((group) => group.some((word) => summary.includes(word.toLowerCase()))),
     summaryClean: !meeting.small_talk.some((phrase) => summary.includes(phrase.toLowerCase())),
     summary: insights.summary,
   };
+}
+
+/**
+ * Why a labelled item was missed, told from what the transcript holds, so that a miss can be put down to the
+ * recogniser or to the analyser without reading the meeting:
+ * - `task words lost`: none of its keywords is in the transcript (the recogniser did not write them);
+ * - `owner never written`: an item has its task, and the owner's name is nowhere in the transcript as written;
+ * - `wrong owner, name written`: an item has its task, the owner's name is in the transcript, the item names another
+ *   or no one (an owner the analyser should have found);
+ * - `owner given, none said`: an item has its task with an owner where the labels have none;
+ * - `no item has its words`: its keywords are in the transcript, but no item holds them all: the analyser missed it, or
+ *   the recogniser changed a word in the line that states it while the word occurs elsewhere ("balls" said twice, heard
+ *   once as "miles"). Only reading the meeting tells which.
+ */
+export type MissReason = 'task words lost' | 'owner never written' | 'wrong owner, name written' | 'owner given, none said' | 'no item has its words';
+
+export function missReason(item: ExpectedItem, transcript: string, items: readonly string[]): MissReason {
+  if (!item.keywords.some((keyword) => keywordsIn(transcript, [keyword]))) return 'task words lost';
+  if (!items.some((extracted) => itemMatches(extracted, item, { loose: true }))) return 'no item has its words';
+  const owner = normaliseOwner(item.owner);
+  if (owner === null) return 'owner given, none said';
+  return new RegExp(`\\b${owner.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'iu').test(transcript) ? 'wrong owner, name written' : 'owner never written';
 }
 
 /** Items that match a labelled one (each labelled item once), and those that match none. */

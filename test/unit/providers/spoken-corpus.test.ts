@@ -3,7 +3,7 @@
 // is asserted, loose and with the owner; the tuned half and every meeting are printed. bench/analyser-corpus.ts prints
 // the same figures; BENCHMARKS.md has them.
 import { analyzeTranscript } from '../../../src/providers/ai-builtin.ts';
-import { loadSpokenCorpus, requestOf, scoreMeeting, total } from '../../helpers/analyser-scoring.ts';
+import { loadSpokenCorpus, missReason, requestOf, scoreMeeting, scriptAsTranscript, total } from '../../helpers/analyser-scoring.ts';
 
 /**
  * The held-out figures when the rules were last changed (BENCHMARKS.md: 0.87 / 0.63 loose; with the owner 0.42 / 0.30
@@ -13,6 +13,14 @@ import { loadSpokenCorpus, requestOf, scoreMeeting, total } from '../../helpers/
  */
 const HELD_OUT_FLOOR = { loose: { precision: 0.82, recall: 0.58 }, owner: { precision: 0.37, recall: 0.25 } };
 const HELD_OUT_FLOOR_WITH_ROOM = { loose: { precision: 0.82, recall: 0.58 }, owner: { precision: 0.47, recall: 0.32 } };
+
+/**
+ * The held-out half's scripts as the transcript (no recogniser: what was said, speakers told apart perfectly), with the
+ * room's participants: 0.95 / 0.81 loose, 0.92 / 0.79 with the owner when the rules were last changed (BENCHMARKS.md),
+ * less about 0.05. The rules themselves reach the goals there; the recogniser's text is what holds the figures above
+ * down.
+ */
+const HELD_OUT_FLOOR_AS_WRITTEN = { loose: { precision: 0.9, recall: 0.76 }, owner: { precision: 0.87, recall: 0.74 } };
 
 const meetings = loadSpokenCorpus();
 const scores = meetings.map((meeting) => scoreMeeting(meeting, analyzeTranscript(requestOf(meeting))));
@@ -53,4 +61,27 @@ test('no item is ever owned by a recogniser label, and none repeats', () => {
     expect(items.filter((item) => /^(?:speaker[ _-]?\d+|[A-Z]):/i.test(item))).toEqual([]);
     expect(new Set(items).size).toBe(items.length);
   }
+});
+
+test('the held-out scripts as written (no recogniser in the way): precision and recall stay above their floor', () => {
+  const scored = meetings.map(scriptAsTranscript).map((meeting) => scoreMeeting(meeting, analyzeTranscript(requestOf(meeting, { participants: true }))));
+  for (const set of ['tuned', 'held-out'] as const) {
+    const t = total(scored.filter((m) => m.set === set));
+    console.log(`builtin on ${t.meetings.length} ${set} scripts as written: loose P ${t.loose.precision.toFixed(2)} R ${t.loose.recall.toFixed(2)}, with owner P ${t.precision.toFixed(2)} R ${t.recall.toFixed(2)}`);
+  }
+  const held = total(scored.filter((m) => m.set === 'held-out'));
+  expect(held.loose.precision).toBeGreaterThanOrEqual(HELD_OUT_FLOOR_AS_WRITTEN.loose.precision);
+  expect(held.loose.recall).toBeGreaterThanOrEqual(HELD_OUT_FLOOR_AS_WRITTEN.loose.recall);
+  expect(held.precision).toBeGreaterThanOrEqual(HELD_OUT_FLOOR_AS_WRITTEN.owner.precision);
+  expect(held.recall).toBeGreaterThanOrEqual(HELD_OUT_FLOOR_AS_WRITTEN.owner.recall);
+});
+
+test('a miss is put down to the recogniser or to the analyser from what the transcript holds', () => {
+  const transcript = 'Tarik, can you call the client? Sure, I will phone them. We need new balls.';
+  const item = { owner: 'Tariq', keywords: ['call', 'client'] };
+  expect(missReason({ owner: 'Tariq', keywords: ['counter', 'offer'] }, transcript, [])).toBe('task words lost');
+  expect(missReason(item, transcript, ['Order twenty balls'])).toBe('no item has its words');
+  expect(missReason(item, transcript, ['Call the client'])).toBe('owner never written');
+  expect(missReason(item, `${transcript} Thanks, Tariq.`, ['Call the client'])).toBe('wrong owner, name written');
+  expect(missReason({ owner: null, keywords: ['balls'] }, transcript, ['Tarik: order new balls'])).toBe('owner given, none said');
 });
