@@ -14,6 +14,8 @@ const OWNER_PREFIX = /^([^:\n]{1,60}):\s*/;
 const NO_OWNER = /^(?:null|none|n\/?a|unknown|unassigned|tbd|nobody|no one|someone|somebody|everyone|everybody|all|team|the team|-)$/i;
 const FILLER_START = /^(?:um+|uh+|uhm|er+m?|hmm+|ah|oh|so|and|but|also|then|okay|ok|alright|well|yeah|yes|yep|sure|right|like|just)\b[\s,.]*/i;
 const SECOND_PERSON = /\b(?:you|your|yours|yourself|yourselves)\b/i;
+/** A clause about the speaker after the task: ", and I'll read it over the weekend", "so I can check it". */
+const FIRST_PERSON_TAIL = /[\s,;]+(?:and|but|so|then|while)\s+I(?:'ll|'m|'d| will| can| could| would)?(?![\p{L}']).*$/u;
 /** Words that carry no task: pronouns, determiners, prepositions, time words, acknowledgements. */
 const EMPTY_WORDS = new Set(
   `i me my you your he him his she her it its we us our they them their this that these those one the a an some any to
@@ -115,6 +117,10 @@ export function tidyItem(raw: string): string | undefined {
   if (owner !== null && ownerProblem(owner) !== undefined) owner = /^(?:\p{Lu}[\p{L}'.-]*\s*){1,3}/u.exec(owner)?.[0].trim() ?? null;
   if (owner !== null && ownerProblem(owner) !== undefined) owner = null;
   task = leadingNoiseOff(task)
+    // What the speaker adds about themself is not the task: "send Kim the draft by Friday and I'll read it" is "send
+    // Kim the draft by Friday"; "write the cleanup job myself" is "write the cleanup job".
+    .replace(FIRST_PERSON_TAIL, '')
+    .replace(/\s+myself\b/giu, '')
     .replace(/[\s,;:-]+$/u, '')
     .replace(/\byourselves\b/gi, 'themselves')
     .replace(/\byourself\b/gi, 'themselves')
@@ -266,9 +272,14 @@ export function withRuleItems(modelItems: readonly string[], ruleItems: readonly
   for (const rule of ruleItems) {
     const { owner, task } = splitOwner(rule);
     const words = taskWords(task);
-    const same = items.find((item) => sameTask(words, item.words));
-    if (!same) items.push({ owner, task, words });
-    else if (owner !== null) same.owner = owner;
+    // Every model item of the same task takes the rule's owner: a small model may write one task twice, once for each
+    // person in the exchange ("Jake: call the CFO", "Victoria: call the CFO"); the merge below then keeps one.
+    const same = items.filter((item) => sameTask(words, item.words));
+    if (same.length === 0) items.push({ owner, task, words });
+    else if (owner !== null) for (const item of same) item.owner = owner;
   }
-  return items.slice(0, max).map((item) => (item.owner === null ? item.task : `${item.owner}: ${lowerFirst(item.task)}`));
+  return mergeItems(
+    items.map((item) => (item.owner === null ? item.task : `${item.owner}: ${lowerFirst(item.task)}`)),
+    max,
+  );
 }

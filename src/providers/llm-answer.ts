@@ -117,15 +117,35 @@ function actionItemText(item: unknown): string | undefined {
   const text = [value.task, value.text, value.description, value.item, value.action].find((v) => typeof v === 'string') as string | undefined;
   if (text === undefined) return undefined;
   let out = text.trim();
-  const due = [value.due, value.deadline, value.due_date, value.by].find((v) => typeof v === 'string' && v.trim()) as string | undefined;
-  if (due && !out.toLowerCase().includes(due.trim().toLowerCase())) {
-    // "Friday" → "by Friday"; "before the launch", "next week", "as soon as possible" stand as they are.
-    const phrase = /^(?:by|before|on|in|at|this|next|tomorrow|today|tonight|asap|as soon as|end of|within|after|until)\b/i.test(due.trim()) ? due.trim() : `by ${due.trim()}`;
-    out = `${out.replace(/[.\s]+$/, '')} ${phrase}`;
-  }
+  const due = duePhrase([value.due, value.deadline, value.due_date, value.by].find((v) => typeof v === 'string' && v.trim()) as string | undefined);
+  // A task that already says which day or week keeps its own words: "call the CFO this week" is not also "next week";
+  // "read it over the weekend" still takes "by Friday" (the two may be for different parts of it).
+  const twoRelative = due !== undefined && RELATIVE_TIME.test(out) && RELATIVE_TIME.test(due);
+  if (due && !out.toLowerCase().includes(due.toLowerCase()) && !twoRelative) out = `${out.replace(/[.\s]+$/, '')} ${due}`;
   const owner = [value.owner, value.assignee, value.who].find((v) => typeof v === 'string' && v.trim()) as string | undefined;
   if (owner && !out.toLowerCase().includes(owner.trim().toLowerCase())) out = `${owner.trim()}: ${out}`;
   return out;
+}
+
+/** A day or week said relative to the meeting. */
+const RELATIVE_TIME = /\b(?:today|tonight|tomorrow|(?:this|next) (?:morning|afternoon|evening|week|weekend|month|\p{L}+day))\b/iu;
+/** A due the model gives that says no time. */
+const NO_TIME = /^(?:later|soon|sometime|some time|eventually|tbd|tba|none|null|n\/?a|unknown|not specified|unspecified|no deadline|ongoing|-)$/i;
+const PART_OF_DAY = /^(?:morning|afternoon|evening|tonight)$/i;
+/** Time words written in lower case inside a task: "Tomorrow" → "tomorrow"; "Friday" keeps its capital. */
+const COMMON_TIME_WORD = /^(?:today|tonight|tomorrow|this|next|by|before|on|in|at|end|within|after|until|asap|as|afternoon|morning|evening|later|week|weekend|month)\b/i;
+
+/**
+ * The model's due as a phrase to end a task with, or undefined when it says no time: "Friday" → "by Friday";
+ * "Afternoon" → "this afternoon"; "Tomorrow" → "tomorrow"; "before the launch", "next week" stand as they are;
+ * "Later", "TBD" → nothing.
+ */
+export function duePhrase(raw: string | undefined): string | undefined {
+  let due = raw?.trim().replace(/[.\s]+$/, '');
+  if (!due || NO_TIME.test(due)) return undefined;
+  if (PART_OF_DAY.test(due)) due = due.toLowerCase() === 'tonight' ? 'tonight' : `this ${due.toLowerCase()}`;
+  if (COMMON_TIME_WORD.test(due)) due = due.charAt(0).toLowerCase() + due.slice(1);
+  return /^(?:by|before|on|in|at|this|next|tomorrow|today|tonight|asap|as soon as|end of|within|after|until)\b/i.test(due) ? due : `by ${due}`;
 }
 
 /** A recogniser's speaker label (`speaker_0`, `Speaker 2`, `spk_1`): never a person's name (docs/decisions.md §9). */

@@ -2,7 +2,7 @@
 // looks like, how a model's items are tidied, grounded and merged, and a property test that feeds the builtin
 // analyser's output on many generated transcripts back through the checker.
 import { analyzeTranscript } from '../../../src/providers/ai-builtin.ts';
-import { checkProposedItems, isGrounded, itemProblems, mergeItems, tidyItem } from '../../../src/providers/action-item-check.ts';
+import { checkProposedItems, isGrounded, itemProblems, mergeItems, tidyItem, withRuleItems } from '../../../src/providers/action-item-check.ts';
 import type { TranscriptSegmentOut } from '../../../src/providers/types.ts';
 import { loadCorpus, loadSpokenCorpus } from '../../helpers/analyser-scoring.ts';
 
@@ -35,6 +35,12 @@ describe("a model's items", () => {
     expect(tidyItem('Unassigned: book the room by Friday')).toBe('Book the room by Friday');
     expect(tidyItem('speaker_1: Send the invoice')).toBe('Send the invoice');
     expect(tidyItem('Sure, will do.')).toBeUndefined();
+  });
+
+  test("tidied: what the speaker adds about themself is not part of the task", () => {
+    expect(tidyItem("Raj: send Professor Kim the draft by Friday and I'll read it over the weekend")).toBe('Raj: send Professor Kim the draft by Friday');
+    expect(tidyItem('Write the staging cleanup job myself')).toBe('Write the staging cleanup job');
+    expect(tidyItem('Ann: page Tom before I leave')).toBe('Ann: page Tom before I leave');
   });
 
   test('kept only when grounded in the part they came from; an owner only when the name is said there', () => {
@@ -84,6 +90,12 @@ describe("a model's items", () => {
         'Omar: own the migration',
       ]),
     ).toEqual(['Frank: send the updated schedule by Friday', 'Jun: own the migration', 'Omar: own the migration']);
+  });
+
+  test("a rule's owner goes to every model item of its task, and the task is then written once", () => {
+    const model = ['Jake: call the CFO of Acme directly this week', 'Victoria: call the CFO of Acme directly this week', 'Victoria: send the questionnaire to Globex'];
+    const rules = ['Victoria: call the CFO of Acme this week'];
+    expect(withRuleItems(model, rules)).toEqual(['Victoria: call the CFO of Acme directly this week', 'Victoria: send the questionnaire to Globex']);
   });
 });
 

@@ -43,6 +43,17 @@ describe('action items', () => {
     expect(actionItems).toEqual(['Bob: send the slides by Friday', 'Dana looks into the outage', 'book the room', 'Tom: write the release notes by Monday']);
   });
 
+  test("a due is written as a time said in a sentence, never twice, and a due that says no time is left out", () => {
+    const item = (task: string, due: string) => insightsFrom('p', JSON.stringify({ summary: 'S.', action_items: [{ owner: 'Ann', task, due }] })).actionItems[0];
+    expect(item('call the client', 'Afternoon')).toBe('Ann: call the client this afternoon');
+    expect(item('order the lemons', 'Tomorrow')).toBe('Ann: order the lemons tomorrow');
+    expect(item('check the hearing date', 'Later')).toBe('Ann: check the hearing date');
+    expect(item('update the forecast', 'TBD')).toBe('Ann: update the forecast');
+    expect(item('call the CFO directly this week', 'next week')).toBe('Ann: call the CFO directly this week');
+    expect(item('read the draft over the weekend', 'Friday')).toBe('Ann: read the draft over the weekend by Friday');
+    expect(item('send the slides', 'Friday')).toBe('Ann: send the slides by Friday');
+  });
+
   test.each([
     'No new tasks this week.',
     'None',
