@@ -3,7 +3,7 @@
 // loose (the task alone), and whether each summary names the meeting's topics without small talk.
 //
 //   npx node bench/analyser-corpus.ts [--corpus written|spoken|all] [--set tuned|held-out|all] [--details | --totals]
-//   npx node bench/analyser-corpus.ts --hear RENDERED_DIR --asr-url http://127.0.0.1:8765/v1
+//   npx node bench/analyser-corpus.ts --hear RENDERED_DIR --asr-url http://127.0.0.1:8765/v1 [--again]
 //   npx node bench/analyser-corpus.ts --corpus spoken --set held-out --analyser openai-compatible --ai-url http://127.0.0.1:8766/v1
 //   npx node bench/analyser-corpus.ts --long [--analyser …]     the 45-minute meeting (below)
 //   … --analyser openai-compatible --ai-cache .bench-cache/llm   the model's answers kept by request (below)
@@ -12,10 +12,11 @@
 // second); `spoken` is the meetings of test/fixtures/meetings/spoken/scripts as a real recogniser heard them (see
 // test/fixtures/meetings/README.md). --details also prints, per meeting, the items that matched nothing, the labelled
 // items that were missed (with why, test/helpers/analyser-scoring.ts missReason) and the summary; `--totals` prints
-// only each set's totals and its misses counted by why (for a held-out half, whose meetings are not read one by one). `--hear` (re)writes the spoken corpus: RENDERED_DIR is what
+// only each set's totals and its misses counted by why (for a held-out half, whose meetings are not read one by one).
+// `--hear` writes the spoken corpus's meetings not heard yet (all of them with `--again`): RENDERED_DIR is what
 // `real-asr.sh corpus test/fixtures/meetings/spoken/scripts RENDERED_DIR` (the team's speech tool, outside this
-// repository; test/fixtures/meetings/README.md) rendered, and each WAV goes
-// through this project's `openai` transcription provider to the recogniser at --asr-url. `--analyser
+// repository; test/fixtures/meetings/README.md) rendered, and each WAV goes through this project's `openai`
+// transcription provider to the recogniser at --asr-url. `--analyser
 // openai-compatible` sends each meeting to the LLM server at --ai-url (one at a time; a 1.5 B model on CPU takes a
 // minute or more a meeting). `--long`: the spoken corpus's held-out meetings one after the other, repeated to about 45
 // minutes, as one meeting: each distinct commitment must come back once (a repeat counts against precision).
@@ -67,6 +68,7 @@ const { values } = parseArgs({
     participants: { type: 'boolean', default: false },
     'no-voices': { type: 'boolean', default: false },
     'as-written': { type: 'boolean', default: false },
+    again: { type: 'boolean', default: false },
     'ai-cache': { type: 'string' },
   },
 });
@@ -154,7 +156,7 @@ if (values.voices !== undefined) {
   process.exit(0);
 }
 
-const sets = values.set === 'all' ? ['tuned', 'held-out'] : [values.set];
+const sets = values.set === 'all' ? ['tuned', 'held-out', 'unseen'] : [values.set];
 const corpora: Array<[string, CorpusMeeting[]]> = [];
 if (values.corpus !== 'spoken') corpora.push(['written', loadCorpus()]);
 if (values.corpus !== 'written') corpora.push(['spoken', values['as-written'] ? loadSpokenCorpus().map(scriptAsTranscript) : loadSpokenCorpus()]);
@@ -180,9 +182,11 @@ for (const [name, corpus] of corpora) {
     }
   }
   console.log();
-  for (const set of sets) line(set, total(scores.filter((m) => m.set === set)));
-  if (sets.length > 1) line('all', total(scores));
-  for (const set of sets) missesByReason(set, scores.filter((m) => m.set === set));
+  // The sets this corpus has (the written corpus has no `unseen` meetings).
+  const present = sets.filter((set) => scores.some((m) => m.set === set));
+  for (const set of present) line(set, total(scores.filter((m) => m.set === set)));
+  if (present.length > 1) line('all', total(scores));
+  for (const set of present) missesByReason(set, scores.filter((m) => m.set === set));
 }
 
 /** A set's missed items (with the owner compared) counted by why they were missed. */
@@ -283,6 +287,8 @@ async function hear(renderedDir: string, asrUrl: string): Promise<void> {
   const scriptsDir = join(SPOKEN_DIR, 'scripts');
   for (const file of readdirSync(scriptsDir).filter((name) => name.endsWith('.json')).sort()) {
     const id = file.replace(/\.json$/, '');
+    // The recogniser's text differs a little from run to run: a meeting heard once keeps its text unless --again.
+    if (existsSync(join(SPOKEN_DIR, `${id}.json`)) && !values.again) continue;
     const script = JSON.parse(readFileSync(join(scriptsDir, file), 'utf8')) as SpokenScript;
     const wav = join(renderedDir, `${id}.wav`);
     const started = performance.now();

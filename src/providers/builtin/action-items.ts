@@ -155,7 +155,10 @@ function assignment(text: string, turn: Turn, at: number, context: MeetingContex
 
 const NEED = /\b(?:(?:someone|somebody|we|you)\s+(?:has to|have to|needs? to|should|must|gotta|got to|need to)|(?:we|i) need (?:someone|somebody) to)\s+(.+)$/iu;
 
-/** What "it" stands for in "assign it to Nadia": the task an earlier clause said someone has to do. */
+/**
+ * What "it" stands for in "assign it to Nadia" or "I'll do it": the task an earlier clause said someone has to do, or
+ * asked someone to do ("Nadia, can you draft the newsletter?" → "I can't this week." → "I'll do it.").
+ */
 function neededEarlier(turn: Turn, at: number, context: MeetingContext): string | undefined {
   const earlier: string[] = [];
   for (let t = Math.max(0, turn.index - 2); t <= turn.index; t++) {
@@ -163,8 +166,13 @@ function neededEarlier(turn: Turn, at: number, context: MeetingContext): string 
     earlier.push(...clauses);
   }
   for (const clause of earlier.reverse()) {
-    const match = NEED.exec(stripFillers(clause.replace(/[.!?]+\s*$/, '')));
+    const text = stripFillers(clause.replace(/[.!?]+\s*$/, ''));
+    const match = NEED.exec(text);
     if (match) return match[1];
+    // A question asking someone ("can you …?", "would you mind …?"), not one of "we" or a statement.
+    const asked = isQuestion(clause) ? REQUEST.exec(text) : null;
+    const someoneAsked = asked !== null && (/^(?:you|someone|somebody|anyone|anybody)$/i.test(asked[2]) || nameIn(asked[2], { loose: true }) !== undefined);
+    if (asked && someoneAsked && !PRO_TASK.test(cleanTask(asked[3]))) return askedTask(asked[3]);
   }
   return undefined;
 }
@@ -205,14 +213,28 @@ const REQUEST = new RegExp(
 const HEARD_AS_WHAT_YOU = new RegExp(String.raw`^${NAME},\s+what you\s+(.+)$`, 'iu');
 const INNER_VOCATIVE = new RegExp(String.raw`,\s*(${W}),\s+(?:can|could|would|will|what)\s+you\b`, 'u');
 /** "do that", "take care of it": a request that points back at a task said just before. */
-const PRO_TASK = /^(?:do|handle|take|take care of|manage|sort out|look after)\s+(?:that|it|this|that one|this one)(?:\s+(.*))?$/i;
+const PRO_TASK = /^(?:do|handle|take|take care of|manage|sort out|look after)\s+(?:that|it|this|that one|this one)(?:[\s,;]+(.*))?$/i;
 /** "who can update the docs?" answered "I can": the one who answered. */
 const WHO_REQUEST = /^who(?:'s| is)? (?:can|could|will|wants to|would like to|is going to|going to|has time to)\s+(.+)$/iu;
 const GROUP_REQUESTEE = /^(?:you|someone|somebody|anyone|anybody|staff)$/i;
 /** A name said after the request: "can you do the slides, Tom?". */
 const TRAILING_VOCATIVE = new RegExp(String.raw`,\s*${NAME}\s*$`, 'u');
-const ACCEPT = /^(?:sure|yes|yeah|yep|yup|ok|okay|of course|absolutely|definitely|certainly|no problem|will do|on it|can do|happy to|i can|i will|i'll|i'm on it|got it|consider it done|me)\b/i;
+const ACCEPT =
+  /^(?:sure|yes|yeah|yep|yup|ok|okay|of course|absolutely|definitely|certainly|no problem|no worries|will do|on it|can do|happy to|i can|i will|i'll|i'm on it|got it|you got it|consider it done|leave it with me|leave that with me|not at all|me)\b/i;
 const DECLINE = /\b(?:not sure|can't|cannot|no time|don't|won't|not this|but|probably|maybe)\b/i;
+
+/** "would you mind calling the landlord" asks to "call the landlord": the gerund after "mind" in its base form. */
+const MIND_DOING = /^mind\s+(\p{L}+ing)\b(.*)$/iu;
+
+function askedTask(asked: string): string {
+  const mind = MIND_DOING.exec(asked.trim());
+  if (!mind) return asked;
+  const gerund = mind[1].toLowerCase();
+  const stem = gerund.slice(0, -3);
+  // "calling" → "call", "making" → "make", "running" → "run".
+  const base = [stem, `${stem}e`, stem.slice(0, -1)].find((candidate) => candidate.length > 1 && startsWithVerb(`${candidate}${mind[2]}`));
+  return base ? `${base}${mind[2]}` : asked;
+}
 
 /** "Kenji can you add an expiry alert …" + "sure" from the next speaker; the acceptance is not an item again. */
 function request(text: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
@@ -234,7 +256,7 @@ function request(text: string, turn: Turn, at: number, context: MeetingContext, 
   if (vocative === undefined && GROUP_REQUESTEE.test(requestee) && requestee.toLowerCase() === 'you') addressed = turnAddressee(turn) ?? null;
   const requesteeName = GROUP_REQUESTEE.test(requestee) ? null : (nameIn(requestee, { loose: true }) ?? null);
   if (!GROUP_REQUESTEE.test(requestee) && !requesteeName) return undefined;
-  let vp = asked;
+  let vp = askedTask(asked);
   const trailing = TRAILING_VOCATIVE.exec(vp);
   const trailingName = trailing ? nameIn(trailing[1], { loose: false, capitalised: true }) : undefined;
   if (trailing && trailingName) {
@@ -473,7 +495,11 @@ function firstPerson(clause: string, text: string, speaker: string | null, turn:
   // "We need someone to renew the domain." → "I'll do it.": the task said just before.
   const pointing = PRO_TASK.exec(cleanTask(match[1]));
   const needed = pointing ? neededEarlier(turn, 0, context) : undefined;
-  const task = needed ? `${needed}${pointing?.[1] ? ` ${pointing[1]}` : ''}` : match[1];
+  // "I'll do it, I have time" with nothing said before that "it" could be: nothing to write.
+  if (pointing && !needed) return undefined;
+  // Of what follows "it", only a deadline belongs to the task: "I'll do it by Friday", not "I'll do it, I have time".
+  const deadline = pointing?.[1] ? deadlineIn(pointing[1]) : undefined;
+  const task = needed ? `${needed}${deadline ? ` ${deadline}` : ''}` : match[1];
   return taskItem(owner, task, { you: you === owner ? null : you });
 }
 

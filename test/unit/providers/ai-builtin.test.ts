@@ -399,6 +399,22 @@ test('more ways to ask and to take on: a name after "please …", "your task is"
   expect(itemsOf(oneVoice('Please always lock the back door, Tom.'))).toEqual([]);
 });
 
+test('"leave it with me" and "not at all" accept; "would you mind calling …" asks to call; "I\'ll do it" after a refusal takes the request', () => {
+  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
+  expect(itemsOf(two('Nadia, can you update the budget sheet before Monday?', 'Leave it with me.'))).toEqual(['Nadia: update the budget sheet before Monday']);
+  expect(itemsOf(two('Nadia, would you mind calling the landlord about the heating?', 'Not at all.'))).toEqual(['Nadia: call the landlord about the heating']);
+  expect(itemsOf(two('Nadia, would you mind checking the invoices?', "Sorry, I can't today."))).toEqual([]);
+  const declinedThenTaken = said([
+    ['speaker_0', 'Nadia, can you draft the newsletter?'],
+    ['speaker_1', "I can't this week, sorry."],
+    ['speaker_2', "I'll do it, I have time."],
+  ]);
+  expect(itemsOf(declinedThenTaken)).toEqual(['Draft the newsletter']);
+  // "it" with nothing before it to stand for is no task, and only a deadline after it joins the task.
+  expect(itemsOf(two('The room is booked.', "I'll do it, I have time."))).toEqual([]);
+  expect(itemsOf(two('Nadia, can you draft the newsletter?', 'No.', "I'll do it by Friday."))).toEqual(['Draft the newsletter by Friday']);
+});
+
 test('speakers told apart (by voice or by the provider): a label is the person its clues name, for all its turns', () => {
   // speaker_1 is asked by name and answers, so every "I'll …" under speaker_1 is Tom's, far from any name.
   const standup = said([
