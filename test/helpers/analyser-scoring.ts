@@ -81,7 +81,7 @@ export function requestOf(
 }
 
 /** Titles are not part of a name: "Dr Patel" is owner "Patel". */
-const TITLES = /^(?:(?:dr|mr|mrs|ms|miss|prof|professor|director|chair|council ?member|council(?:wo)?man|coach|nurse)\.?\s+)+/i;
+const TITLES = /^(?:(?:dr|doctor|mr|mrs|ms|miss|prof|professor|director|chair|council ?member|council(?:wo)?man|coach|nurse)\.?\s+)+/i;
 
 export function normaliseOwner(owner: string | null): string | null {
   if (owner === null) return null;

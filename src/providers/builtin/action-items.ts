@@ -178,13 +178,33 @@ function neededEarlier(turn: Turn, at: number, context: MeetingContext): string 
 }
 
 const LETS_HAVE = new RegExp(String.raw`\b(?:let's|lets|let us)\s+(?:have|get|ask)\s+${NAME}\s+(?:to\s+)?(.+)$`, 'iu');
+/** "Get Marcus clearing dock five first thing", "Have Omar check the invoices": the same, said as an instruction. */
+const GET_SOMEONE = new RegExp(String.raw`^(?:get|have)\s+${NAME}\s+(?:to\s+)?(.+)$`, 'iu');
 
 function letsHave(text: string): Item | undefined {
   for (const match of matchesAt(LETS_HAVE, text)) {
     const owner = nameIn(match[1], { loose: true });
     if (owner) return taskItem(owner, match[2]);
   }
-  return undefined;
+  const instructed = GET_SOMEONE.exec(text);
+  // Only a name: "get the engineer back", "have a look" are not someone given a task.
+  const owner = instructed ? nameIn(instructed[1], { loose: false, capitalised: true }) : undefined;
+  if (!instructed || !owner) return undefined;
+  // A verb follows: "to clear", "clearing", or one the lexicon knows ("check").
+  const said = instructed[0].slice(instructed[0].length - instructed[2].length - 3).startsWith('to ') || /^\p{L}+ing\b/iu.test(instructed[2]);
+  const task = fromGerund(instructed[2]);
+  return said || startsWithVerb(task) ? taskItem(owner, task) : undefined;
+}
+
+/** "clearing dock five" → "clear dock five", "calling the landlord" → "call the landlord"; anything else as it is. */
+function fromGerund(phrase: string): string {
+  const [head, ...rest] = phrase.trim().split(/\s+/);
+  if (!/ing$/i.test(head) || head.length < 5) return phrase;
+  const stem = head.slice(0, -3);
+  const tail = rest.length ? ` ${rest.join(' ')}` : '';
+  // The lexicon knows "call" as a verb but not every verb ("clear" is an adjective to it): the bare stem otherwise.
+  const base = [stem, `${stem}e`, stem.slice(0, -1)].find((candidate) => candidate.length > 1 && startsWithVerb(`${candidate}${tail}`)) ?? stem;
+  return `${base}${tail}`;
 }
 
 const OWNS = new RegExp(
@@ -220,7 +240,7 @@ const GROUP_REQUESTEE = /^(?:you|someone|somebody|anyone|anybody|staff)$/i;
 /** A name said after the request: "can you do the slides, Tom?". */
 const TRAILING_VOCATIVE = new RegExp(String.raw`,\s*${NAME}\s*$`, 'u');
 const ACCEPT =
-  /^(?:sure|yes|yeah|yep|yup|ok|okay|of course|absolutely|definitely|certainly|no problem|no worries|will do|on it|can do|happy to|i can|i will|i'll|i'm on it|got it|you got it|consider it done|leave it with me|leave that with me|not at all|me)\b/i;
+  /^(?:sure|yes|yeah|yep|yup|ok|okay|of course|absolutely|definitely|certainly|no problem|no worries|will do|on it|can do|happy to|i can|i will|i'll|i'm on it|got it|you got it|consider it done|leave it with me|leave that with me|not at all|fine|deal|me)\b/i;
 const DECLINE = /\b(?:not sure|can't|cannot|no time|don't|won't|not this|but|probably|maybe)\b/i;
 
 /** "would you mind calling the landlord" asks to "call the landlord": the gerund after "mind" in its base form. */
@@ -228,12 +248,7 @@ const MIND_DOING = /^mind\s+(\p{L}+ing)\b(.*)$/iu;
 
 function askedTask(asked: string): string {
   const mind = MIND_DOING.exec(asked.trim());
-  if (!mind) return asked;
-  const gerund = mind[1].toLowerCase();
-  const stem = gerund.slice(0, -3);
-  // "calling" → "call", "making" → "make", "running" → "run".
-  const base = [stem, `${stem}e`, stem.slice(0, -1)].find((candidate) => candidate.length > 1 && startsWithVerb(`${candidate}${mind[2]}`));
-  return base ? `${base}${mind[2]}` : asked;
+  return mind ? fromGerund(`${mind[1]}${mind[2]}`) : asked;
 }
 
 /** "Kenji can you add an expiry alert …" + "sure" from the next speaker; the acceptance is not an item again. */
@@ -322,7 +337,7 @@ function turnAddressee(turn: Turn): string | undefined {
 }
 
 function stripLeadingNoise(text: string): string {
-  return text.replace(/^(?:(?:um+|uh+|uhm|er+m?|oh|ah|well|hmm+)\b[,.]?\s*)+/i, '').trim();
+  return text.replace(/^(?:(?:um+|uh+|uhm|er+m?|oh|ah|ugh|well|hmm+)\b[,.]?\s*)+/i, '').trim();
 }
 
 const YOU_MUST = String.raw`(?:i want you to|i need you to|you'll need to|you will need to|you need to|you'll have to|you have to|you're going to|you are going to|you'll|you will|please)`;
@@ -392,6 +407,7 @@ function addressedTask(text: string, turn: Turn, context: MeetingContext): Item 
  * offer taken up: "I can call the morning patients." → "Please do."
  */
 const OFFER = /^(?:i can|i could|i'm happy to|i am happy to|happy to)\s+(.+)$/iu;
+const COPULA_EARLY = /^(?:[\p{L}\p{N}'-]+\s+){1,2}(?:is|are|was|were|isn't|aren't|wasn't|weren't)\b/iu;
 const TAKEN_UP = /^(?:please do|yes please|go ahead|that would (?:help|be great)|perfect|great|sounds good|thanks|thank you)\b/i;
 
 function acceptedInstruction(clause: string, text: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
@@ -412,7 +428,8 @@ function acceptedInstruction(clause: string, text: string, turn: Turn, at: numbe
   const instruction = text.replace(/^please\s+/i, '');
   const head = instruction.split(/\s+/)[0] ?? '';
   if (/^(?:let|let's|lets)$/i.test(head) || !ACCEPT.test(reply) || DECLINE.test(reply) || isQuestion(answer.turn.clauses.join(' '))) return undefined;
-  if (!startsWithVerb(instruction)) return undefined;
+  // "Dock five is still blocked" is news, not "dock" the five: a verb of being right after the first words.
+  if (!startsWithVerb(instruction) || COPULA_EARLY.test(instruction)) return undefined;
   const owner = turnAddressee(turn) ?? context.speakers.get(answer.turn.index) ?? context.listeners?.get(turn.index) ?? null;
   const item = taskItem(owner, instruction, { you: owner, toOthers: true });
   if (!item) return undefined;
@@ -594,6 +611,8 @@ const CUT_AT = [
   /\s+(?:okay|ok|alright|all right)\b.*$/i,
   // "… by Wednesday, so we can publish Thursday": why, not what.
   /,\s*so (?:that )?(?:we|i|you|they|he|she)\b.*$/i,
+  // "… this week Lena: send your notes": a word and a colon start another line (two segments read as one clause).
+  /\s+[\p{L}'-]+:(?:\s.*)?$/iu,
 ];
 const TRAILING = /(?:[\s,]+(?:ok|okay|right|please|thanks|thank you|yeah|then|as well|too))+\s*$/i;
 
@@ -615,6 +634,8 @@ function isTask(task: string, options: { noun?: boolean; toOthers?: boolean } = 
   const head = words[0] ?? '';
   if (!options.noun) {
     if (head === 'have' && words[1] === 'a' && words[2] === 'look') return words.slice(3).some((w) => !EMPTY_WORDS.has(w));
+    // "go over the statistics", "go through the prices": to review, a task; "go" alone is not.
+    if (head === 'go' && (words[1] === 'over' || words[1] === 'through')) return words.slice(2).some((w) => !EMPTY_WORDS.has(w));
     // "have the slides ready by Monday": something to get done, not "have a chat".
     if (head === 'have' && words.some((w) => GOT_DONE.has(w))) return words.slice(1).some((w) => !EMPTY_WORDS.has(w) && !GOT_DONE.has(w));
     // "tell you a story" says nothing to do; "tell the servers to stop …" passes an instruction on.

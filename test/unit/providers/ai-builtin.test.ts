@@ -415,6 +415,15 @@ test('"leave it with me" and "not at all" accept; "would you mind calling …" a
   expect(itemsOf(two('Nadia, can you draft the newsletter?', 'No.', "I'll do it by Friday."))).toEqual(['Draft the newsletter by Friday']);
 });
 
+test('"get Marcus clearing dock five" gives Marcus the task; "go over the figures" is a task; "Dock five is blocked" is news, not an instruction', () => {
+  expect(itemsOf(oneVoice('Get Marcus clearing dock five first thing.'))).toEqual(['Marcus: clear dock five first thing']);
+  expect(itemsOf(oneVoice('Get Marcus to clear dock five.'))).toEqual(['Marcus: clear dock five']);
+  expect(itemsOf(oneVoice('Get the engineer back this week.'))).toEqual([]);
+  expect(itemsOf(oneVoice("I'll go over the statistics myself this week."))).toEqual(['Go over the statistics this week']);
+  expect(itemsOf(oneVoice("I'll go home early."))).toEqual([]);
+  expect(itemsOf(said([['speaker_0', 'Dock five is still blocked with pallets.'], ['speaker_1', 'Yeah, I saw.']]))).toEqual([]);
+});
+
 test('speakers told apart (by voice or by the provider): a label is the person its clues name, for all its turns', () => {
   // speaker_1 is asked by name and answers, so every "I'll …" under speaker_1 is Tom's, far from any name.
   const standup = said([
