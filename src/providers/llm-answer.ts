@@ -131,7 +131,7 @@ function actionItemText(item: unknown): string | undefined {
 const RELATIVE_TIME = /\b(?:today|tonight|tomorrow|(?:this|next) (?:morning|afternoon|evening|week|weekend|month|\p{L}+day))\b/iu;
 /** A due the model gives that says no time. */
 const NO_TIME = /^(?:later|soon|sometime|some time|eventually|tbd|tba|none|null|n\/?a|unknown|not specified|unspecified|no deadline|ongoing|-)$/i;
-const PART_OF_DAY = /^(?:morning|afternoon|evening|tonight)$/i;
+const PART_OF_DAY = /^(?:morning|afternoon|evening)$/i;
 /** Time words written in lower case inside a task: "Tomorrow" → "tomorrow"; "Friday" keeps its capital. */
 const COMMON_TIME_WORD = /^(?:today|tonight|tomorrow|this|next|by|before|on|in|at|end|within|after|until|asap|as|afternoon|morning|evening|later|week|weekend|month)\b/i;
 
@@ -143,7 +143,7 @@ const COMMON_TIME_WORD = /^(?:today|tonight|tomorrow|this|next|by|before|on|in|a
 export function duePhrase(raw: string | undefined): string | undefined {
   let due = raw?.trim().replace(/[.\s]+$/, '');
   if (!due || NO_TIME.test(due)) return undefined;
-  if (PART_OF_DAY.test(due)) due = due.toLowerCase() === 'tonight' ? 'tonight' : `this ${due.toLowerCase()}`;
+  if (PART_OF_DAY.test(due)) due = `this ${due.toLowerCase()}`;
   if (COMMON_TIME_WORD.test(due)) due = due.charAt(0).toLowerCase() + due.slice(1);
   return /^(?:by|before|on|in|at|this|next|tomorrow|today|tonight|asap|as soon as|end of|within|after|until)\b/i.test(due) ? due : `by ${due}`;
 }

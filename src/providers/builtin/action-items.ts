@@ -171,7 +171,7 @@ function neededEarlier(turn: Turn, at: number, context: MeetingContext): string 
     if (match) return match[1];
     // A question asking someone ("can you …?", "would you mind …?"), not one of "we" or a statement.
     const asked = isQuestion(clause) ? REQUEST.exec(text) : null;
-    const someoneAsked = asked !== null && (/^(?:you|someone|somebody|anyone|anybody)$/i.test(asked[2]) || nameIn(asked[2], { loose: true }) !== undefined);
+    const someoneAsked = asked !== null && (GROUP_REQUESTEE.test(asked[2]) || nameIn(asked[2], { loose: true }) !== undefined);
     if (asked && someoneAsked && !PRO_TASK.test(cleanTask(asked[3]))) return askedTask(asked[3]);
   }
   return undefined;
@@ -179,7 +179,7 @@ function neededEarlier(turn: Turn, at: number, context: MeetingContext): string 
 
 const LETS_HAVE = new RegExp(String.raw`\b(?:let's|lets|let us)\s+(?:have|get|ask)\s+${NAME}\s+(?:to\s+)?(.+)$`, 'iu');
 /** "Get Marcus clearing dock five first thing", "Have Omar check the invoices": the same, said as an instruction. */
-const GET_SOMEONE = new RegExp(String.raw`^(?:get|have)\s+${NAME}\s+(?:to\s+)?(.+)$`, 'iu');
+const GET_SOMEONE = new RegExp(String.raw`^(?:get|have)\s+${NAME}\s+(?:(to)\s+)?(.+)$`, 'iu');
 
 function letsHave(text: string): Item | undefined {
   for (const match of matchesAt(LETS_HAVE, text)) {
@@ -191,9 +191,9 @@ function letsHave(text: string): Item | undefined {
   const owner = instructed ? nameIn(instructed[1], { loose: false, capitalised: true }) : undefined;
   if (!instructed || !owner) return undefined;
   // A verb follows: "to clear", "clearing", or one the lexicon knows ("check").
-  const said = instructed[0].slice(instructed[0].length - instructed[2].length - 3).startsWith('to ') || /^\p{L}+ing\b/iu.test(instructed[2]);
-  const task = fromGerund(instructed[2]);
-  return said || startsWithVerb(task) ? taskItem(owner, task) : undefined;
+  const [, , to, rest] = instructed;
+  const task = fromGerund(rest);
+  return to !== undefined || /^\p{L}+ing\b/iu.test(rest) || startsWithVerb(task) ? taskItem(owner, task) : undefined;
 }
 
 /** "clearing dock five" → "clear dock five", "calling the landlord" → "call the landlord"; anything else as it is. */
@@ -283,9 +283,9 @@ function request(text: string, turn: Turn, at: number, context: MeetingContext, 
   const reply = stripLeadingNoise(answer.turn.clauses[0]);
   if (!ACCEPT.test(reply) || DECLINE.test(reply)) return undefined;
   let task = cleanTask(vp);
-  // "Could you do that?" after "you should book an inspector this week": the task said before.
-  const pointing = PRO_TASK.exec(task);
-  if (pointing) task = cleanTask(`${neededEarlier(turn, at, context) ?? task}${pointing[2] ? ` ${pointing[2]}` : ''}`);
+  // "Could you do that?" after "you should book an inspector this week": the task said before (what follows "that"
+  // is not kept).
+  if (PRO_TASK.test(task)) task = cleanTask(neededEarlier(turn, at, context) ?? task);
   if (!isTask(task)) return undefined;
   consumed.add(`${answer.turn.index}:0`);
   const accepter = context.speakers.get(answer.turn.index) ?? null;
