@@ -149,9 +149,14 @@ function lowerFirst(task: string): string {
   return /^\p{Lu}\p{Ll}*$/u.test(first) && first.length > 1 ? task.charAt(0).toLowerCase() + task.slice(1) : task;
 }
 
-/** The first five letters of a word: "invoices" and "invoice", "scheduled" and "schedule" compare equal. */
+/**
+ * A word without its ending, to its first five letters: "invoices" and "invoice", "scheduled" and "schedule", "owns"
+ * and "own", "scanning" and "scan" compare equal (the rules keep a verb as it was said, a model writes it its own way).
+ */
 function stem(word: string): string {
-  return word.replace(/'s$/, '').slice(0, 5);
+  const bare = word.replace(/'s$/, '');
+  const root = bare.replace(/(?:ing|ed|es|(?<!s)s|e)$/, '').replace(/([^aeiouls])\1$/, '$1');
+  return (root.length >= 3 ? root : bare).slice(0, 5);
 }
 
 /**

@@ -96,6 +96,7 @@ function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext,
     addressedTask(text, turn, context) ??
     namedCommitment(text, startsSentence) ??
     thenNamed(bare) ??
+    signedUp(clause, text, speaker) ??
     firstPerson(clause, text, speaker, turn, context) ??
     classAssignment(text) ??
     acceptedInstruction(clause, text, turn, at, context, consumed);
@@ -183,7 +184,8 @@ const GET_SOMEONE = new RegExp(String.raw`^(?:get|have)\s+${NAME}\s+(?:(to)\s+)?
 
 function letsHave(text: string): Item | undefined {
   for (const match of matchesAt(LETS_HAVE, text)) {
-    const owner = nameIn(match[1], { loose: true });
+    // "let's have Leo send …": a capitalised word there is a person, even one the lexicon knows as something else.
+    const owner = nameIn(match[1], { loose: true }) ?? nameIn(match[1], { loose: false, capitalised: true });
     if (owner) return taskItem(owner, match[2]);
   }
   const instructed = GET_SOMEONE.exec(text);
@@ -192,20 +194,11 @@ function letsHave(text: string): Item | undefined {
   if (!instructed || !owner) return undefined;
   // A verb follows: "to clear", "clearing", or one the lexicon knows ("check").
   const [, , to, rest] = instructed;
-  const task = fromGerund(rest);
-  return to !== undefined || /^\p{L}+ing\b/iu.test(rest) || startsWithVerb(task) ? taskItem(owner, task) : undefined;
+  return to !== undefined || /^\p{L}+ing\b/iu.test(rest) || startsWithVerb(rest) ? taskItem(owner, rest) : undefined;
 }
 
-/** "clearing dock five" → "clear dock five", "calling the landlord" → "call the landlord"; anything else as it is. */
-function fromGerund(phrase: string): string {
-  const [head, ...rest] = phrase.trim().split(/\s+/);
-  if (!/ing$/i.test(head) || head.length < 5) return phrase;
-  const stem = head.slice(0, -3);
-  const tail = rest.length ? ` ${rest.join(' ')}` : '';
-  // The lexicon knows "call" as a verb but not every verb ("clear" is an adjective to it): the bare stem otherwise.
-  const base = [stem, `${stem}e`, stem.slice(0, -1)].find((candidate) => candidate.length > 1 && startsWithVerb(`${candidate}${tail}`)) ?? stem;
-  return `${base}${tail}`;
-}
+// Items keep the verbs as they were said ("clearing dock five", "owns the migration", "scanning the receipts"): a
+// tenant's keywords are words of the meeting, and a form the meeting never said would not contain them.
 
 const OWNS = new RegExp(
   String.raw`${NAME}\s+(?:owns|will own|is going to own|is responsible for|will be responsible for|is in charge of|will be in charge of)\s+(.+)$`,
@@ -220,7 +213,8 @@ function owns(text: string, startsSentence: boolean): Item | undefined {
     const owner =
       nameIn(match[1], { loose: false, initial: startsSentence && match.index === 0, capitalised: true }) ??
       (!/\s/.test(single) && isCapitalisedName(single) && !isRoleWord(single) ? displayName(single) : undefined);
-    if (owner) return taskItem(owner, `own ${match[2]}`, { noun: true });
+    // "Jun owns the migration" stays "owns"; "Jun is responsible for the migration" is "own the migration".
+    if (owner) return taskItem(owner, `${match[0].slice(match[1].length).trim().toLowerCase().startsWith('owns') ? 'owns' : 'own'} ${match[2]}`, { noun: true });
   }
   return undefined;
 }
@@ -243,12 +237,11 @@ const ACCEPT =
   /^(?:sure|yes|yeah|yep|yup|ok|okay|of course|absolutely|definitely|certainly|no problem|no worries|will do|on it|can do|happy to|i can|i will|i'll|i'm on it|got it|you got it|consider it done|leave it with me|leave that with me|not at all|fine|deal|me)\b/i;
 const DECLINE = /\b(?:not sure|can't|cannot|no time|don't|won't|not this|but|probably|maybe)\b/i;
 
-/** "would you mind calling the landlord" asks to "call the landlord": the gerund after "mind" in its base form. */
-const MIND_DOING = /^mind\s+(\p{L}+ing)\b(.*)$/iu;
+/** "would you mind calling the landlord" asks for "calling the landlord". */
+const MIND_DOING = /^mind\s+(\p{L}+ing\b.*)$/iu;
 
 function askedTask(asked: string): string {
-  const mind = MIND_DOING.exec(asked.trim());
-  return mind ? fromGerund(`${mind[1]}${mind[2]}`) : asked;
+  return MIND_DOING.exec(asked.trim())?.[1] ?? asked;
 }
 
 /** "Kenji can you add an expiry alert …" + "sure" from the next speaker; the acceptance is not an item again. */
@@ -391,7 +384,7 @@ function addressedTask(text: string, turn: Turn, context: MeetingContext): Item 
   if (isQuestion(text)) return undefined;
   const match = ADDRESSED.exec(text);
   const name = match && isVocativeName(match[1], text === match.input) ? displayName(match[1].replace(/'s$/i, '')) : undefined;
-  if (match && name && startsWithVerb(match[2])) {
+  if (match && name && startsWithVerb(match[2].replace(LEADING_ADVERBS, ''))) {
     const item = taskItem(name, match[2], { you: name, toOthers: true });
     if (item) return item;
   }
@@ -406,9 +399,9 @@ function addressedTask(text: string, turn: Turn, context: MeetingContext): Item 
  * tomorrow." The one told is whom the turn names, else whoever accepted, when the meeting says who that is. And an
  * offer taken up: "I can call the morning patients." → "Please do."
  */
-const OFFER = /^(?:i can|i could|i'm happy to|i am happy to|happy to)\s+(.+)$/iu;
+const OFFER = /^(?:(?:but|and|so|well|then|or),?\s+)?(?:i can|i could|i'm happy to|i am happy to|happy to)\s+(.+)$/iu;
 const COPULA_EARLY = /^(?:[\p{L}\p{N}'-]+\s+){1,2}(?:is|are|was|were|isn't|aren't|wasn't|weren't)\b/iu;
-const TAKEN_UP = /^(?:please do|yes please|go ahead|that would (?:help|be great)|perfect|great|sounds good|thanks|thank you)\b/i;
+const TAKEN_UP = /^(?:please do|(?:yes|yeah|oh)\b,?\s*(?:please|let's do (?:that|it)|do that|that would|that'd)|let's do (?:that|it)|go ahead|that would (?:help|be great)|that'd (?:help|be great)|perfect|great|sounds good|thanks|thank you)\b/i;
 
 function acceptedInstruction(clause: string, text: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
   if (isQuestion(clause)) return undefined;
@@ -427,7 +420,8 @@ function acceptedInstruction(clause: string, text: string, turn: Turn, at: numbe
   }
   const instruction = text.replace(/^please\s+/i, '');
   const head = instruction.split(/\s+/)[0] ?? '';
-  if (/^(?:let|let's|lets)$/i.test(head) || !ACCEPT.test(reply) || DECLINE.test(reply) || isQuestion(answer.turn.clauses.join(' '))) return undefined;
+  // "Will do. Anything else?" accepts; "Okay, by when?" asks back.
+  if (/^(?:let|let's|lets)$/i.test(head) || !ACCEPT.test(reply) || DECLINE.test(reply) || isQuestion(answer.turn.clauses[0])) return undefined;
   // "Dock five is still blocked" is news, not "dock" the five: a verb of being right after the first words.
   if (!startsWithVerb(instruction) || COPULA_EARLY.test(instruction)) return undefined;
   const owner = turnAddressee(turn) ?? context.speakers.get(answer.turn.index) ?? context.listeners?.get(turn.index) ?? null;
@@ -447,7 +441,7 @@ const OUTSIDE_PARTIES = new Set(
   auditors insurer regulator competitor competitors`.split(/\s+/),
 );
 /** Words before a commitment that make it something other than one: a condition, a report, a guess, a question. */
-const NOT_A_COMMITMENT_BEFORE = /\b(?:if|unless|whether|when|once|in case|said|says|say|asked|asks|mentioned|thinks?|thought|hopes?|hoped|maybe|perhaps|probably|wonder(?:ed)?|whoever|what|why|how)\b/i;
+const NOT_A_COMMITMENT_BEFORE = /\b(?:if|unless|whether|when|in case|said|says|say|asked|asks|mentioned|thinks?|thought|hopes?|hoped|maybe|perhaps|probably|wonder(?:ed)?|whoever|what|why|how)\b/i;
 
 /** "Great, then Pat collects the signatures on Saturday": an assignment said as what happens next. */
 const THEN_NAMED = new RegExp(String.raw`^(?:[\p{L}']+[,.]?\s+){0,2}?(?:then|so)\s+(${W}),?\s+(.+)$`, 'iu');
@@ -488,6 +482,15 @@ function namedCommitment(text: string, startsSentence: boolean): Item | undefine
     }
   }
   return undefined;
+}
+
+/** "Put me down for printing the flyers", "sign me up for the Saturday shift": the speaker volunteers. */
+const SIGN_ME_UP = /\b(?:put me down|sign me up|count me in|pencil me in)\s+(?:for|to)\s+(.+)$/iu;
+
+function signedUp(clause: string, text: string, speaker: string | null): Item | undefined {
+  const match = SIGN_ME_UP.exec(text);
+  if (!match || isQuestion(clause) || NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index))) return undefined;
+  return taskItem(speaker, match[1]);
 }
 
 const FIRST_PERSON = /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i shall)\s+(.+)$/iu;
@@ -542,14 +545,24 @@ function askedOf(turn: Turn, context: MeetingContext): string | null {
 /** A turn that answers or declines what was asked, or promises something itself. */
 const REPLIES = /^(?:yes|yeah|yep|sure|ok|okay|no|nope|sorry|i'm sorry|i can't|i cannot|not sure|i'm not sure|i'll|i will|will do|on it|got it)\b/i;
 
-const CLASS_ASSIGNMENT = /\b(?:for homework|for next (?:week|class|time|lesson)|for tomorrow|before next class|(?:your )?homework is(?: to)?)[,:]?\s+(.+)$/iu;
+const CLASS_ASSIGNMENT = /\b(?:for homework|for next (?:week|class|time|lesson)|for tomorrow|before next class|(?:your )?homework is(?: to)?|homework(?=\s*:))[,:]?\s+(.+)$/iu;
+/** "Homework: everyone reads chapter four and answers …": the class is told, the task is "read … and answer …". */
+const GROUP_SUBJECT = /^(?:everyone|everybody|all of you|you all|each of you|every student|each student)\s+(.+)$/iu;
+
+function forTheGroup(phrase: string): string {
+  const told = GROUP_SUBJECT.exec(phrase);
+  if (!told) return phrase;
+  const plain = (verb: string) => (startsWithVerb(`${verb.replace(/s$/i, '')} it`) ? verb.replace(/s$/i, '') : verb);
+  return baseForm(told[1]).replace(/\band (\p{L}+s)\b/u, (_, verb: string) => `and ${plain(verb)}`);
+}
 
 /** "For your essay, pick one cause and argue it in two pages": an instruction to the class about its work. */
 const FOR_YOUR_WORK = /^for (?:your|the|next week's|this week's) (?:essay|assignment|project|paper|report|presentation|lab|exercise|reading|homework)s?,?\s+(.+)$/iu;
 
 function classAssignment(text: string): Item | undefined {
   const match = CLASS_ASSIGNMENT.exec(text);
-  if (match && isBaseVerb(match[1].split(/\s+/)[0])) return taskItem(null, match[1]);
+  const told = match ? forTheGroup(match[1]) : undefined;
+  if (told && isBaseVerb(told.split(/\s+/)[0])) return taskItem(null, told);
   const work = FOR_YOUR_WORK.exec(text);
   return work && startsWithVerb(work[1]) ? taskItem(null, work[1], { toOthers: true }) : undefined;
 }
@@ -597,6 +610,8 @@ function thirdPerson(item: Item): string {
     .replace(/\byourself\b/gi, item.you === item.owner ? 'themselves' : (you ?? 'them'))
     .replace(/\byours\b/gi, you ? `${you}'s` : 'theirs')
     .replace(/\byour\b/gi, you ? `${you}'s` : 'their')
+    // "before you go" → "before they go": "you" before a verb is its subject.
+    .replace(/\byou(?=\s+(?:are|were|have|had|can|could|will|would|should|need|want|go|get|leave|arrive|finish|start|come|do|did)\b)/gi, you ?? 'they')
     .replace(/\byou\b/gi, you ?? 'them')
     .replace(/\s*\b(?:myself|themselves)\b/gi, '')
     .replace(/\bmy\b/gi, item.me === item.owner && item.owner ? 'their' : me ? `${me}'s` : 'my')
@@ -613,6 +628,8 @@ const CUT_AT = [
   /,\s*so (?:that )?(?:we|i|you|they|he|she)\b.*$/i,
   // "… this week Lena: send your notes": a word and a colon start another line (two segments read as one clause).
   /\s+[\p{L}'-]+:(?:\s.*)?$/iu,
+  // "check the invoices would it help if …": a question starts where a recogniser left out the full stop.
+  /\s+(?:would|could|should|can|will|shall|do|does|did|is|are|was)\s+(?:it|i|we|you|they|he|she)\b.*$/i,
 ];
 const TRAILING = /(?:[\s,]+(?:ok|okay|right|please|thanks|thank you|yeah|then|as well|too))+\s*$/i;
 

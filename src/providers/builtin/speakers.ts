@@ -19,11 +19,11 @@ const W = String.raw`[\p{L}][\p{L}'-]*`;
 /** One word, after an optional title ("Dr. Patel"): a name said to someone is rarely two words. */
 const NAME = String.raw`((?:${TITLE}\s+)?${W})`;
 /** Words that may come before a name said to someone at the start of a turn. */
-const OPENERS = String.raw`(?:(?:hi|hey|hello|morning|good morning|good afternoon|thanks|thank you|sorry|okay|ok|so|great|good|yes|yeah|right|and|then|well|alright|all right|perfect|great news)[,.!]?\s+)`;
+const OPENERS = String.raw`(?:(?:hi|hey|hello|morning|good morning|afternoon|good afternoon|evening|good evening|thanks|thank you|sorry|okay|ok|so|great|good|yes|yeah|right|and|then|well|alright|all right|perfect|great news)[,.!]?\s+)`;
 /** "Raj, can you …", "okay Jake, let's …", "thanks Omar": a name set off at the start of what is said. */
 const LEADING = new RegExp(String.raw`^${OPENERS}{0,3}${NAME}\s*[,!?]`, 'iu');
 /** "thanks Omar.", "sorry Gwen": a greeting or thanks with a name and nothing else. */
-const COURTESY = new RegExp(String.raw`\b(?:thanks|thank you|sorry|bye|hi|hey|hello|morning|cheers)\s*,?\s+${NAME}\s*(?:[.!?,]|$)`, 'iu');
+const COURTESY = new RegExp(String.raw`\b(?:thanks|thank you|sorry|bye|hi|hey|hello|morning|evening|cheers)\s*,?\s+${NAME}\s*(?:[.!?,]|$)`, 'iu');
 /**
  * "Thanks. Grace.": thanks and a name the recogniser cut into two sentences; taken only for someone in the room, since
  * "Thanks. Bye." looks the same.
@@ -207,10 +207,16 @@ export function whoIsWho(
     add(notThem, turn.index, addressed);
     // Asked or called on by name, they answer next; thanked or answered by name, they spoke before.
     const asks = /\?\s*$/.test(text) || turn.clauses.some((clause) => /\?\s*$/.test(clause));
-    const answers = ANSWER.test(text.trim()) || address.how === 'thanks';
+    // An answer names whom it answers in the same sentence ("Great, Rosa.", or "Great. Rosa." as a recogniser cuts
+    // it); "Great. Jun?" calls on Jun instead.
+    const at = turn.clauses.findIndex((clause) => clause.toLowerCase().includes(personOf(address.name)));
+    const nameAlone = at > 0 && /^\s*[\p{L}'-]+\s*[.!]?\s*$/u.test(turn.clauses[at]);
+    const sentence = at === -1 ? text : nameAlone ? `${turn.clauses[at - 1]} ${turn.clauses[at]}` : turn.clauses[at];
+    const answers = ANSWER.test(sentence.trim()) || address.how === 'thanks';
     // An answer that ends on their name ("Yes, Wednesday is doable, Maya.") gives them the floor back.
     if (asks || (address.how === 'first' && !answers) || (answers && address.how === 'later')) add(claims, turn.index + 1, addressed);
-    if (answers) add(claims, turn.index - 1, addressed);
+    // A name said at the end of a reply that asks nothing ("I can take that, Priya.") is said to the one who spoke.
+    if (answers || (!asks && address.how === 'later')) add(claims, turn.index - 1, addressed);
     const other = otherOf(addressed, room);
     if (other) {
       add(claims, turn.index, other);
@@ -228,6 +234,11 @@ export function whoIsWho(
   const voices = room.people.length === 2 ? takingTurns(turns, named, room) : named;
   const listeners = turnListeners(turns, voices, room);
   return { speakers: namedInTheMeeting(voices, turns, heard, room), listeners: namedInTheMeeting(listeners, turns, heard, room) };
+}
+
+/** Whom a name stands for, however it is written: its last word ("Ms Alvarez", "Alvarez" → "alvarez"). */
+function personOf(name: string): string {
+  return name.split(/\s+/).pop()!.toLowerCase();
 }
 
 /** Of the turns a label's clues name, at least this share must name the same person for the label to be theirs. */
@@ -249,9 +260,11 @@ function labelled(turns: Turn[], clues: Map<number, string>, introduced: Map<str
     const name = clues.get(turn.index);
     if (turn.speaker === null || name === undefined) continue;
     const tally = votes.get(turn.speaker) ?? new Map<string, { name: string; count: number }>();
-    const entry = tally.get(name.toLowerCase()) ?? { name, count: 0 };
+    // One person however the clues write them: "Ms Alvarez" and "Alvarez" agree.
+    const person = personOf(name);
+    const entry = tally.get(person) ?? { name, count: 0 };
     entry.count++;
-    tally.set(name.toLowerCase(), entry);
+    tally.set(person, entry);
     votes.set(turn.speaker, tally);
   }
   const labelName = new Map(introduced);
@@ -263,11 +276,11 @@ function labelled(turns: Turn[], clues: Map<number, string>, introduced: Map<str
     if (agreed) labelName.set(label, top.name);
   }
   const holders = new Map<string, number>();
-  for (const name of labelName.values()) holders.set(name.toLowerCase(), (holders.get(name.toLowerCase()) ?? 0) + 1);
+  for (const name of labelName.values()) holders.set(personOf(name), (holders.get(personOf(name)) ?? 0) + 1);
   const speakers = new Map<number, string>();
   for (const turn of turns) {
     const name = turn.speaker === null ? undefined : labelName.get(turn.speaker);
-    const own = name !== undefined && holders.get(name.toLowerCase()) === 1 ? name : clues.get(turn.index);
+    const own = name !== undefined && holders.get(personOf(name)) === 1 ? name : clues.get(turn.index);
     if (own !== undefined) speakers.set(turn.index, own);
   }
   return speakers;

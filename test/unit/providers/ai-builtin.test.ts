@@ -50,7 +50,7 @@ test('the ways people commit in recogniser text: no punctuation, names in lower 
   ).toEqual([
     'Dana: look into the legal review of the discount',
     'Sam: fabrikam follow up call for January',
-    'Priya: own the onboarding checklist',
+    'Priya: owns the onboarding checklist',
     // One label for everyone: "my" and "me" name nobody.
     'Call the pharmacy about extra doses',
     'Email the grocery partners',
@@ -246,7 +246,7 @@ describe('owners as a recogniser without speakers gives them (one label for ever
       'Olga: shorten the signup form before the launch',
       'Pat: file a complaint with them this week',
       'Omar: check the invoices against the contracts',
-      'Jun: own the database migration',
+      'Jun: owns the database migration',
       'Ravi: order the chairs',
       'Tina: grab two chairs from the patio',
       'Pat: collect the signatures at the door on Saturday',
@@ -399,10 +399,10 @@ test('more ways to ask and to take on: a name after "please …", "your task is"
   expect(itemsOf(oneVoice('Please always lock the back door, Tom.'))).toEqual([]);
 });
 
-test('"leave it with me" and "not at all" accept; "would you mind calling …" asks to call; "I\'ll do it" after a refusal takes the request', () => {
+test('"leave it with me" and "not at all" accept; "would you mind calling …" asks for "calling …"; "I\'ll do it" after a refusal takes the request', () => {
   const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
   expect(itemsOf(two('Nadia, can you update the budget sheet before Monday?', 'Leave it with me.'))).toEqual(['Nadia: update the budget sheet before Monday']);
-  expect(itemsOf(two('Nadia, would you mind calling the landlord about the heating?', 'Not at all.'))).toEqual(['Nadia: call the landlord about the heating']);
+  expect(itemsOf(two('Nadia, would you mind calling the landlord about the heating?', 'Not at all.'))).toEqual(['Nadia: calling the landlord about the heating']);
   expect(itemsOf(two('Nadia, would you mind checking the invoices?', "Sorry, I can't today."))).toEqual([]);
   const declinedThenTaken = said([
     ['speaker_0', 'Nadia, can you draft the newsletter?'],
@@ -416,7 +416,7 @@ test('"leave it with me" and "not at all" accept; "would you mind calling …" a
 });
 
 test('"get Marcus clearing dock five" gives Marcus the task; "go over the figures" is a task; "Dock five is blocked" is news, not an instruction', () => {
-  expect(itemsOf(oneVoice('Get Marcus clearing dock five first thing.'))).toEqual(['Marcus: clear dock five first thing']);
+  expect(itemsOf(oneVoice('Get Marcus clearing dock five first thing.'))).toEqual(['Marcus: clearing dock five first thing']);
   expect(itemsOf(oneVoice('Get Marcus to clear dock five.'))).toEqual(['Marcus: clear dock five']);
   expect(itemsOf(oneVoice('Get the engineer back this week.'))).toEqual([]);
   expect(itemsOf(oneVoice("I'll go over the statistics myself this week."))).toEqual(['Go over the statistics this week']);
@@ -462,4 +462,57 @@ test('a reply right after a request under the same label is still its answer (a 
     ['speaker_1', 'Good.'],
   ]);
   expect(itemsOf(lab)).toEqual(['Raj: file the freezer request today']);
+});
+
+test('who speaks: "Great. Lena?" calls on Lena; a name ending a reply is said to whoever spoke; "Dr Okafor" and "Okafor" are one person', () => {
+  const standup = said([
+    ['speaker_0', 'Morning. Ravi, you first.'],
+    ['speaker_1', "I'll finish the wiring diagram today."],
+    ['speaker_0', 'Great. Lena?'],
+    ['speaker_2', "I'll order the cables."],
+  ]);
+  expect(itemsOf(standup)).toEqual(['Ravi: finish the wiring diagram today', 'Lena: order the cables']);
+  const catering = said([
+    ['speaker_0', 'Someone should call the caterer.'],
+    ['speaker_1', "I'll call the caterer, Priya."],
+    ['speaker_0', "Thanks. I'll print the menus tonight."],
+  ]);
+  expect(itemsOf(catering)).toEqual(['Call the caterer', 'Priya: print the menus tonight']);
+  const clinic = said([
+    ['speaker_0', 'Thanks for coming, Tariq.'],
+    ['speaker_1', 'Happy to help.'],
+    ['speaker_0', "I'll send the referral letter tomorrow."],
+    ['speaker_1', 'Thank you, Dr Okafor.'],
+    ['speaker_0', "And I'll book the scan for Friday."],
+  ]);
+  expect(analyzeTranscript({ ...clinic, participants: ['Dr Okafor', 'Tariq'] }).actionItems).toEqual([
+    'Okafor: send the referral letter tomorrow',
+    'Okafor: book the scan for Friday',
+  ]);
+  const ward = said([
+    ['speaker_0', 'Evening, Callum. Busy ward tonight.'],
+    ['speaker_1', "I'll check the drips at midnight."],
+  ]);
+  expect(itemsOf(ward)).toEqual(['Callum: check the drips at midnight']);
+});
+
+test('more ways to commit: "put me down for …", "once I have it, I\'ll …", "let\'s have Leo …", "Homework: everyone reads …", an offer taken up', () => {
+  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
+  expect(itemsOf(oneVoice('Put me down for painting the fence on Sunday.'))).toEqual(['Painting the fence on Sunday']);
+  expect(itemsOf(oneVoice('Once I have the keys, I will clean the studio.'))).toEqual(['Clean the studio']);
+  // "Leo" is a star sign to the lexicon; after "let's have", a capitalised word is a person.
+  expect(itemsOf(oneVoice("Then let's have Leo water the seedlings this week."))).toEqual(['Leo: water the seedlings this week']);
+  expect(itemsOf(oneVoice('Homework: everyone reads the second act and writes a scene summary by Friday.'))).toEqual([
+    'Read the second act and write a scene summary by Friday',
+  ]);
+  expect(itemsOf(two('Priti, just label the boxes by noon.', 'Okay, it will be done.'))).toEqual(['Priti: label the boxes by noon']);
+  expect(itemsOf(two('Please mop the hallway before you go.', 'Will do. Anything else?'))).toEqual(['Mop the hallway before they go']);
+  expect(itemsOf(two("We can't move the date. But I could book a second room for the overflow.", "Yes, let's do that."))).toEqual([
+    'Book a second room for the overflow',
+  ]);
+  // Verbs stay as said, so a keyword of the meeting is in the item; a question the recogniser ran on is cut.
+  expect(itemsOf(two('Would you mind sorting the mail and filing the invoices?', 'Not at all.'))).toEqual(['Sorting the mail and filing the invoices']);
+  expect(itemsOf(oneVoice("Let's have Omar sweep the yard would it help if I drive him"))).toEqual(['Omar: sweep the yard']);
+  // Still no item: an offer nobody takes up, and a "please" that is only a rule.
+  expect(itemsOf(two('I could book a second room.', 'Please always close the door.'))).toEqual([]);
 });
