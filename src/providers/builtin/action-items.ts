@@ -17,8 +17,9 @@
 // drive"), standing rules ("please always sign in"), the past ("Tom sent …": no future form), tasks with nothing
 // concrete in them ("I'll do that" unless it accepts a request). Owners are names the meeting gives, never a
 // recogniser's label (`speaker_0`).
-import { TITLE, displayName, isBaseVerb, isCapitalisedName, isLooseName, isRoleWord, isStrictName, isVocativeName, startsWithVerb } from './names.ts';
+import { TITLE, displayName, isBaseVerb, isCapitalisedName, isLooseName, isRoleWord, isStrictName, isTitle, isVocativeName, startsWithVerb } from './names.ts';
 import { leadingNoiseOff, ON_A_CONDITION } from '../action-item-check.ts';
+import { withAntecedent } from './antecedents.ts';
 import { addresseeOf, roomName, type Room } from './speakers.ts';
 import { isQuestion, stripFillers, writeItem, type Turn } from './text.ts';
 
@@ -60,6 +61,7 @@ export function extractActionItems(context: MeetingContext): string[] {
   for (const turn of context.turns) {
     turn.clauses.forEach((clause, at) => {
       if (consumed.has(`${turn.index}:${at}`)) return;
+      saidBefore = clausesBefore(context.turns, turn.index, at);
       const item = itemOf(clause, turn, at, context, consumed);
       if (item) items.push(item);
     });
@@ -76,6 +78,12 @@ export function extractActionItems(context: MeetingContext): string[] {
   )
     .slice(0, MAX_ACTION_ITEMS)
     .map((item) => writeItem(item.owner, item.task));
+}
+
+/** The clauses said before a turn's clause `at`, in the order said (the turn's own first, up to two turns back). */
+function clausesBefore(turns: Turn[], index: number, at: number): string[] {
+  const before = turns.slice(Math.max(0, index - 2), index).flatMap((turn) => turn.clauses);
+  return [...before, ...turns[index].clauses.slice(0, at)];
 }
 
 function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
@@ -383,7 +391,9 @@ const WANT_YOU = new RegExp(String.raw`\b(?:i want you to|i need you to|i'd like
 function addressedTask(text: string, turn: Turn, context: MeetingContext): Item | undefined {
   if (isQuestion(text)) return undefined;
   const match = ADDRESSED.exec(text);
-  const name = match && isVocativeName(match[1], text === match.input) ? displayName(match[1].replace(/'s$/i, '')) : undefined;
+  // Every word of it a name: "Whoever's free, grab it" speaks to no one.
+  const vocative = match ? match[1].split(/\s+/).every((word) => isTitle(word) || isVocativeName(word, text === match.input)) : false;
+  const name = match && vocative ? displayName(match[1].replace(/'s$/i, '')) : undefined;
   if (match && name && startsWithVerb(match[2].replace(LEADING_ADVERBS, ''))) {
     const item = taskItem(name, match[2], { you: name, toOthers: true });
     if (item) return item;
@@ -545,7 +555,7 @@ function askedOf(turn: Turn, context: MeetingContext): string | null {
 /** A turn that answers or declines what was asked, or promises something itself. */
 const REPLIES = /^(?:yes|yeah|yep|sure|ok|okay|no|nope|sorry|i'm sorry|i can't|i cannot|not sure|i'm not sure|i'll|i will|will do|on it|got it)\b/i;
 
-const CLASS_ASSIGNMENT = /\b(?:for homework|for next (?:week|class|time|lesson)|for tomorrow|before next class|(?:your )?homework is(?: to)?|homework(?=\s*:))[,:]?\s+(.+)$/iu;
+const CLASS_ASSIGNMENT = /\b(?:for homework|for next (?:week|class|time|lesson)|for tomorrow|before next class|(?:your )?homework is(?: to)?|homework(?=\s*:)|(for (?:next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)))[,:]?\s+(.+)$/iu;
 /** "Homework: everyone reads chapter four and answers …": the class is told, the task is "read … and answer …". */
 const GROUP_SUBJECT = /^(?:everyone|everybody|all of you|you all|each of you|every student|each student)\s+(.+)$/iu;
 
@@ -561,8 +571,9 @@ const FOR_YOUR_WORK = /^for (?:your|the|next week's|this week's) (?:essay|assign
 
 function classAssignment(text: string): Item | undefined {
   const match = CLASS_ASSIGNMENT.exec(text);
-  const told = match ? forTheGroup(match[1]) : undefined;
-  if (told && isBaseVerb(told.split(/\s+/)[0])) return taskItem(null, told);
+  const told = match ? forTheGroup(match[2]) : undefined;
+  // "For Thursday, read chapter six": the day is when it is due.
+  if (told && isBaseVerb(told.split(/\s+/)[0])) return taskItem(null, match![1] && !deadlineIn(told) ? `${told} ${match![1].toLowerCase()}` : told);
   const work = FOR_YOUR_WORK.exec(text);
   return work && startsWithVerb(work[1]) ? taskItem(null, work[1], { toOthers: true }) : undefined;
 }
@@ -594,8 +605,14 @@ const EMPTY_WORDS = new Set(
   december lunch while bit care`.split(/\s+/),
 );
 
+/**
+ * The clauses said before the one being read, for what "it" and "them" stand for in a task (antecedents.ts). Set by
+ * extractActionItems before each clause is read; the rules run synchronously, one clause at a time.
+ */
+let saidBefore: string[] = [];
+
 function taskItem(owner: string | null, raw: string, options: { noun?: boolean; you?: string | null; toOthers?: boolean } = {}): Item | undefined {
-  const task = cleanTask(raw);
+  const task = withAntecedent(cleanTask(raw), saidBefore);
   return isTask(task, options) ? { owner, task, you: options.you } : undefined;
 }
 
@@ -628,6 +645,8 @@ const CUT_AT = [
   /,\s*so (?:that )?(?:we|i|you|they|he|she)\b.*$/i,
   // "… this week Lena: send your notes": a word and a colon start another line (two segments read as one clause).
   /\s+[\p{L}'-]+:(?:\s.*)?$/iu,
+  // "… before ten, I can't promise that": "I" or "we" after a comma starts another clause.
+  /,\s*(?:i|we)(?:'ll|'m|'d|'ve)?\s.*$/i,
   // "check the invoices would it help if …": a question starts where a recogniser left out the full stop.
   /\s+(?:would|could|should|can|will|shall|do|does|did|is|are|was)\s+(?:it|i|we|you|they|he|she)\b.*$/i,
 ];

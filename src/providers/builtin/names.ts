@@ -29,7 +29,7 @@ const TITLE_WORD = new RegExp(`^${TITLE}$`, 'i');
 /** Words that are never a person's name, whatever the lexicon or the capitals say. */
 const NEVER_NAMES = new Set(
   `i i'm i'll we you he she it they me us him her them this that these those there here what who which when where why
-  how the a an and but so or then also everyone everybody someone somebody anyone anybody nobody none team staff all
+  how the a an and but so or then also everyone everybody someone somebody anyone anybody nobody none team staff all whoever whatever
   both each every either neither nothing something anything maybe perhaps probably hopefully sure great good okay ok
   yes yeah yep yup no nope thanks thank well now let let's lets um uh uhm hmm er erm ah oh hey hi hello right alright
   cool nice perfect awesome fine just actually really please can could would will should shall might may must do does
@@ -197,4 +197,10 @@ export function isStatement(phrase: string): boolean {
 /** A word compromise's lexicon knows as a verb in its base form ("write", "read"). */
 export function isBaseVerb(word: string): boolean {
   return lexiconTags(word).some((tag) => tag === 'Infinitive' || tag === 'Verb');
+}
+
+/** The noun phrases of a clause in order, each with whether it is plural ("the lawyers", "the option pool"). */
+export function nounPhrases(text: string): Array<{ text: string; plural: boolean }> {
+  const found = nlp(text).nouns().json() as Array<{ text: string; noun?: { isPlural?: boolean } }>;
+  return found.map((phrase) => ({ text: phrase.text.replace(/[.,!?;:]+$/u, ''), plural: phrase.noun?.isPlural === true }));
 }

@@ -1,5 +1,6 @@
 // Recogniser text for the builtin analyser: turns (one per segment) split into clauses where punctuation allows,
 // discourse fillers stripped, and the capitalisation a task is written with.
+import { startsWithVerb } from './names.ts';
 
 export interface Turn {
   index: number;
@@ -96,6 +97,7 @@ export function writeItem(owner: string | null, task: string): string {
     .trim()
     .replace(/[\s,;:.!?-]+$/u, '')
     .replace(CALENDAR, (word) => word.charAt(0).toUpperCase() + word.slice(1).toLowerCase());
-  if (owner) return `${owner}: ${body}`;
+  // After an owner, a sentence's capital goes ("Omar: book the van"); a name or "IT" keeps its capitals.
+  if (owner) return `${owner}: ${/^\p{Lu}\p{Ll}+\b/u.test(body) && startsWithVerb(body) ? body.charAt(0).toLowerCase() + body.slice(1) : body}`;
   return body.charAt(0).toUpperCase() + body.slice(1);
 }

@@ -359,7 +359,7 @@ test('a room of two takes turns: between the clues, questions and answers pass t
 
 test('a participant whose name the meeting never says owns nothing, even when the room tells who spoke', () => {
   const quotes = oneVoice('Oscar, the printer quotes came in.', 'Good, which one is cheapest?', "The second one. I'll order it on Thursday with the card.");
-  expect(analyzeTranscript({ ...quotes, participants: ['Hana', 'Oscar'] }).actionItems).toEqual(['Order it on Thursday with the card']);
+  expect(analyzeTranscript({ ...quotes, participants: ['Hana', 'Oscar'] }).actionItems).toEqual(['Order the printer on Thursday with the card']);
 });
 
 test('a name said to someone in the room is theirs even when heard further off; thanks cut from the name still thank', () => {
@@ -515,4 +515,14 @@ test('more ways to commit: "put me down for …", "once I have it, I\'ll …", "
   expect(itemsOf(oneVoice("Let's have Omar sweep the yard would it help if I drive him"))).toEqual(['Omar: sweep the yard']);
   // Still no item: an offer nobody takes up, and a "please" that is only a rule.
   expect(itemsOf(two('I could book a second room.', 'Please always close the door.'))).toEqual([]);
+});
+
+test('"it" and "them" in a task stand for what was said just before: "book it" is "book the kiln"', () => {
+  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
+  expect(itemsOf(two("Omar, you're on the kiln. Fire it up before nine tomorrow.", 'Sure.'))).toEqual(['Omar: fire the kiln up before nine tomorrow']);
+  // A pronoun alone says nothing to do; with what it stands for, it is a task.
+  expect(itemsOf(two('Somebody has to chase the suppliers about the tiles.', "That's mine. I'll ring them today."))).toEqual(['Ring the suppliers today']);
+  // "IT" is a department; the verb's own noun ("print" the "printer") is not what "it" stands for.
+  expect(itemsOf(two('The old laptop is dead. Chase IT about a new laptop tomorrow.', 'Sure.'))).toEqual(['Chase IT about a new laptop tomorrow']);
+  expect(itemsOf(two('You have the printer at home, right?', "I do. I'll print it tonight."))).toEqual([]);
 });
