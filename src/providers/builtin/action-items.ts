@@ -98,6 +98,8 @@ function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext,
     assignment(text, turn, at, context) ??
     letsHave(text) ??
     owns(text, startsSentence) ??
+    youOwn(text, turn, at, context) ??
+    thatsYours(text, turn, at, context) ??
     request(text, turn, at, context, consumed) ??
     shouldI(clause, text, turn, at, context, consumed) ??
     directive(text) ??
@@ -212,6 +214,46 @@ const OWNS = new RegExp(
   String.raw`${NAME}\s+(?:owns|will own|is going to own|is responsible for|will be responsible for|is in charge of|will be in charge of)\s+(.+)$`,
   'iu',
 );
+
+/**
+ * "Dev, you're in charge of the race timetable": the one spoken to owns it; "you're on the van" only said to someone
+ * by name ("you're on mute" is not a task).
+ */
+const YOU_OWN = new RegExp(String.raw`^(?:${NAME},\s+)?(?:you're|you are|you'll be|you will be)\s+(in charge of|responsible for|handling|looking after|on)\s+(.+)$`, 'iu');
+
+function youOwn(text: string, turn: Turn, at: number, context: MeetingContext): Item | undefined {
+  const match = YOU_OWN.exec(text);
+  if (!match) return undefined;
+  const [, vocative, how, what] = match;
+  const said = vocative !== undefined && isVocativeName(vocative.split(/\s+/).pop()!, true) ? displayName(vocative) : undefined;
+  // "Omar, you're on the van. Book it by Thursday.": the instruction that follows says the task.
+  const instructed = turn.clauses.slice(at + 1).some((clause) => startsWithVerb(stripFillers(clause)));
+  if (how.toLowerCase() === 'on' && (!said || instructed)) return undefined;
+  const owner = said ?? turnAddressee(turn) ?? context.listeners?.get(turn.index) ?? null;
+  return taskItem(owner, `${how.toLowerCase() === 'on' ? 'take' : 'own'} ${what}`, { noun: true, you: owner });
+}
+
+/**
+ * "Somebody has to order the copper sulphate." → "Marcus, that's you." gives Marcus the task said before; "That's me."
+ * or "That's on me." takes it for the speaker, unless the speaker then says what they will do ("I'll email them").
+ */
+const THATS_YOU = new RegExp(String.raw`^(?:${NAME},\s+)?that(?:'s| is| one's)\s+(?:you|yours|on you)\b(?:,?\s+${NAME})?`, 'iu');
+const THATS_ME = /^(?:i suppose |i guess |well |okay |ok )?(?:that's|that is|that one's)\s+(?:me|mine|on me)\b/iu;
+
+function thatsYours(text: string, turn: Turn, at: number, context: MeetingContext): Item | undefined {
+  const mine = THATS_ME.test(text);
+  const yours = mine ? null : THATS_YOU.exec(text);
+  if (!mine && !yours) return undefined;
+  const task = neededEarlier(turn, at, context);
+  if (!task) return undefined;
+  if (mine) {
+    if (turn.clauses.slice(at + 1).some((clause) => FIRST_PERSON.test(clause))) return undefined;
+    return taskItem(context.speakers.get(turn.index) ?? null, task);
+  }
+  const vocative = [yours![1], yours![2]].find((name) => name !== undefined && isVocativeName(name.split(/\s+/).pop()!, true));
+  const owner = (vocative && displayName(vocative)) ?? turnAddressee(turn) ?? context.listeners?.get(turn.index) ?? null;
+  return taskItem(owner, task, { you: owner });
+}
 
 function owns(text: string, startsSentence: boolean): Item | undefined {
   for (const match of matchesAt(OWNS, text)) {
@@ -342,7 +384,7 @@ function stripLeadingNoise(text: string): string {
 }
 
 const YOU_MUST = String.raw`(?:i want you to|i need you to|you'll need to|you will need to|you need to|you'll have to|you have to|you're going to|you are going to|you'll|you will|please)`;
-const DIRECTIVE = new RegExp(String.raw`^(?:(everyone|everybody|all|team|folks|guys|you all|y'all)|${NAME}),?\s+please\s+(.+)$`, 'iu');
+const DIRECTIVE = new RegExp(String.raw`^(?:(everyone|everybody|all|all of you|each of you|team|folks|guys|you all|y'all)|${NAME}),?\s+please\s+(.+)$`, 'iu');
 const STANDING_RULE = /\b(?:always|never|whenever|every time|when you)\b/i;
 /** "Please send me the report by Friday, Tom": the name said after the instruction is whom it is for. */
 const PLEASE_THEN_NAME = new RegExp(String.raw`^please\s+(.+?),\s*${NAME}$`, 'iu');
@@ -639,6 +681,8 @@ const LEADING_ADVERBS = /^(?:(?:also|just|quickly|definitely|then|still|go ahead
 const CUT_AT = [
   /\s+(?:but|because|since|although|though|otherwise|unless)\b.*$/i,
   /,?\s+(?:she|he|they)\s+(?:did|does|is|was|has|had|said|will|can|handles?|knows?)\b.*$/i,
+  // "… tomorrow, he's over that way anyway": why, not what.
+  /,\s*(?:she|he|they|it)(?:'s|'re|'ll|'d)\s.*$/i,
   /\s+and\s+(?:i|we|you)\s+.*$/i,
   /\s+(?:okay|ok|alright|all right)\b.*$/i,
   // "… by Wednesday, so we can publish Thursday": why, not what.

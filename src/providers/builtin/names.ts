@@ -80,13 +80,14 @@ export function isVocativeName(word: string, initial: boolean): boolean {
   const tags = lexiconTags(bare);
   if (tags.some((tag) => NAME_TAGS.has(tag))) return true;
   if (!initial) return true;
-  if (bare.length < 3 || /ly$/i.test(bare) || NOT_CALLED.has(bare.toLowerCase())) return false;
+  // "Wonderful, thank you": a word the lexicon does not know but whose ending says what it is (-ful, -ous, -ive …).
+  if (bare.length < 3 || /(?:ly|ful|ous|ive|able|ible|ical|less|ing)$/i.test(bare) || NOT_CALLED.has(bare.toLowerCase())) return false;
   // A name the lexicon also knows as something else: "Maya" (a noun), "Frank" (an adjective's comparative), "Jun".
   return tags.every((tag) => ALSO_A_NAME.has(tag));
 }
 
 /** Words said first and set off by a comma that are not someone's name ("Look, …", "Folks, …"). */
-const NOT_CALLED = new Set(`look listen see wait guys folks team people friends sir madam man dude boss honey dear`.split(/\s+/));
+const NOT_CALLED = new Set(`look listen see wait guys folks team people friends sir madam man dude boss honey dear lovely brilliant cheers fantastic excellent super`.split(/\s+/));
 /** Lexicon tags of words that are also first names. */
 const ALSO_A_NAME = new Set(['Noun', 'Singular', 'ProperNoun', 'Comparative', 'Place', 'City', 'Country', 'Month', 'Date']);
 

@@ -526,3 +526,21 @@ test('"it" and "them" in a task stand for what was said just before: "book it" i
   expect(itemsOf(two('The old laptop is dead. Chase IT about a new laptop tomorrow.', 'Sure.'))).toEqual(['Chase IT about a new laptop tomorrow']);
   expect(itemsOf(two('You have the printer at home, right?', "I do. I'll print it tonight."))).toEqual([]);
 });
+
+test('"you\'re in charge of …", "that\'s you" and "that\'s on me" hand over what was said; "Wonderful, thank you" speaks to no one', () => {
+  const three = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 3}`, text]));
+  expect(itemsOf(three('Tomas, you are in charge of the raffle prizes.', 'Fine by me.'))).toEqual(['Tomas: own the raffle prizes']);
+  expect(itemsOf(three('Somebody has to collect the raffle prizes.', "Tomas, that's you, you've got the van.", 'Fine, Saturday then.'))).toEqual([
+    'Tomas: collect the raffle prizes',
+  ]);
+  expect(itemsOf(three('Somebody has to collect the raffle prizes.', "That's on me."))).toEqual(['Collect the raffle prizes']);
+  // The speaker says what they will do: that is the item, once.
+  expect(itemsOf(three('Somebody has to collect the raffle prizes.', "That's on me. I'll drive over on Saturday for the prizes."))).toEqual([
+    'Drive over on Saturday for the prizes',
+  ]);
+  // Said to someone by name and followed by the instruction, "you're on the van" is that instruction.
+  expect(itemsOf(three("Tomas, you're on the van. Book it for Saturday.", 'Sure.'))).toEqual(['Tomas: book the van for Saturday']);
+  expect(itemsOf(three("You're on mute.", 'Sorry.'))).toEqual([]);
+  expect(itemsOf(three('Wonderful, thank you Aisha.', 'Sure.'))).toEqual([]);
+  expect(itemsOf(three('Get Priya to take the keys round tomorrow, she\'s over that way anyway.'))).toEqual(['Priya: take the keys round tomorrow']);
+});
