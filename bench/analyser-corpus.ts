@@ -2,7 +2,7 @@
 // precision, recall and F1 of the action items per meeting and per set (tuned, held-out), with the owner compared and
 // loose (the task alone), and whether each summary names the meeting's topics without small talk.
 //
-//   npx node bench/analyser-corpus.ts [--corpus written|spoken|all] [--set tuned|held-out|all] [--details | --totals]
+//   npx node bench/analyser-corpus.ts [--corpus written|spoken|all] [--set tuned|held-out|unseen|all] [--only r01,r4] [--details | --totals]
 //   npx node bench/analyser-corpus.ts --hear RENDERED_DIR --asr-url http://127.0.0.1:8765/v1 [--again]
 //   npx node bench/analyser-corpus.ts --corpus spoken --set held-out --analyser openai-compatible --ai-url http://127.0.0.1:8766/v1
 //   npx node bench/analyser-corpus.ts --long [--analyser …]     the 45-minute meeting (below)
@@ -57,6 +57,7 @@ const { values } = parseArgs({
   options: {
     corpus: { type: 'string', default: 'all' },
     set: { type: 'string', default: 'all' },
+    only: { type: 'string' },
     details: { type: 'boolean', default: false },
     totals: { type: 'boolean', default: false },
     hear: { type: 'string' },
@@ -166,7 +167,9 @@ const row = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
 for (const [name, corpus] of corpora) {
   const started = performance.now();
   const scores: MeetingScore[] = [];
-  for (const meeting of corpus.filter((m) => sets.includes(m.set))) scores.push(scoreMeeting(meeting, await analyse(meeting)));
+  const only = values.only?.split(',');
+  const chosen = corpus.filter((m) => sets.includes(m.set) && (!only || only.some((prefix) => m.id.startsWith(prefix))));
+  for (const meeting of chosen) scores.push(scoreMeeting(meeting, await analyse(meeting)));
   const elapsedMs = performance.now() - started;
   console.log(`\n## ${name} corpus, ${values.analyser} (${scores.length} meetings analysed in ${elapsedMs.toFixed(0)} ms)\n`);
   if (!values.totals) console.log(row(['meeting', 'set', 'expected', 'extracted', 'correct', 'correct loose', 'P', 'R', 'summary topics', 'summary clean']));

@@ -3,7 +3,8 @@
 //   explicit markers       "action item: rotate the keys", "action item for me email the partners", "to do: …"
 //   "my action is to …"    the speaker's own
 //   assignments            "assign the follow up call to Sam", "assign it to Nadia" (it = what "someone has to" do)
-//                          "let's have Dana look into …", "we agreed that Kim owns …"
+//                          "let's have Dana look into …", "we agreed that Kim owns …", "Dev, you're in charge of …",
+//                          "Marcus, that's you" / "that's on me" (the task said before), "put me down for …"
 //   requests + acceptance  "Kenji can you add an alert" answered "sure" in the next turn → Kenji; unnamed → whoever
 //                          accepted, if the meeting names them; a request nobody accepts is no item; "who can
 //                          …?" + "I can" → whoever answered; "can you do the slides, Tom?" → Tom
@@ -13,10 +14,10 @@
 //   first person           "I'll write the postmortem by thursday" → the speaker, when the meeting names them
 //   assignments to a class "for homework read pages …"
 // Left out: "I'll be honest/quick" (no task), predictions and hedges ("will probably", "might", "maybe"), conditions
-// ("if we …"), reported speech ("Helen said she'll …"), questions nobody accepted, declined requests, offers ("I can
-// drive"), standing rules ("please always sign in"), the past ("Tom sent …": no future form), tasks with nothing
-// concrete in them ("I'll do that" unless it accepts a request). Owners are names the meeting gives, never a
-// recogniser's label (`speaker_0`).
+// ("if we …"), reported speech ("Helen said she'll …"), questions nobody accepted, declined requests, offers nobody
+// takes up ("I can drive"), standing rules ("please always sign in"), the past ("Tom sent …": no future form), tasks
+// with nothing concrete in them ("I'll do that" unless it accepts a request). Owners are names the meeting gives, never
+// a recogniser's label (`speaker_0`).
 import { TITLE, displayName, isBaseVerb, isCapitalisedName, isLooseName, isRoleWord, isStrictName, isTitle, isVocativeName, startsWithVerb } from './names.ts';
 import { leadingNoiseOff, ON_A_CONDITION } from '../action-item-check.ts';
 import { withAntecedent } from './antecedents.ts';
@@ -211,7 +212,7 @@ function letsHave(text: string): Item | undefined {
 // tenant's keywords are words of the meeting, and a form the meeting never said would not contain them.
 
 const OWNS = new RegExp(
-  String.raw`${NAME}\s+(?:owns|will own|is going to own|is responsible for|will be responsible for|is in charge of|will be in charge of)\s+(.+)$`,
+  String.raw`${NAME}\s+(owns|will own|is going to own|is responsible for|will be responsible for|is in charge of|will be in charge of)\s+(.+)$`,
   'iu',
 );
 
@@ -264,7 +265,7 @@ function owns(text: string, startsSentence: boolean): Item | undefined {
       nameIn(match[1], { loose: false, initial: startsSentence && match.index === 0, capitalised: true }) ??
       (!/\s/.test(single) && isCapitalisedName(single) && !isRoleWord(single) ? displayName(single) : undefined);
     // "Jun owns the migration" stays "owns"; "Jun is responsible for the migration" is "own the migration".
-    if (owner) return taskItem(owner, `${match[0].slice(match[1].length).trim().toLowerCase().startsWith('owns') ? 'owns' : 'own'} ${match[2]}`, { noun: true });
+    if (owner) return taskItem(owner, `${match[2].toLowerCase() === 'owns' ? 'owns' : 'own'} ${match[3]}`, { noun: true });
   }
   return undefined;
 }
