@@ -172,12 +172,7 @@ const NEED = /\b(?:(?:someone|somebody|we|you)\s+(?:has to|have to|needs? to|sho
  * asked someone to do ("Nadia, can you draft the newsletter?" → "I can't this week." → "I'll do it.").
  */
 function neededEarlier(turn: Turn, at: number, context: MeetingContext): string | undefined {
-  const earlier: string[] = [];
-  for (let t = Math.max(0, turn.index - 2); t <= turn.index; t++) {
-    const clauses = t === turn.index ? context.turns[t].clauses.slice(0, at) : context.turns[t].clauses;
-    earlier.push(...clauses);
-  }
-  for (const clause of earlier.reverse()) {
+  for (const clause of clausesBefore(context.turns, turn.index, at).reverse()) {
     const text = stripFillers(clause.replace(/[.!?]+\s*$/, ''));
     const match = NEED.exec(text);
     if (match) return match[1];
@@ -227,11 +222,11 @@ function youOwn(text: string, turn: Turn, at: number, context: MeetingContext): 
   if (!match) return undefined;
   const [, vocative, how, what] = match;
   const said = vocative !== undefined && isVocativeName(vocative.split(/\s+/).pop()!, true) ? displayName(vocative) : undefined;
+  const on = how.toLowerCase() === 'on';
   // "Omar, you're on the van. Book it by Thursday.": the instruction that follows says the task.
-  const instructed = turn.clauses.slice(at + 1).some((clause) => startsWithVerb(stripFillers(clause)));
-  if (how.toLowerCase() === 'on' && (!said || instructed)) return undefined;
+  if (on && (!said || turn.clauses.slice(at + 1).some((clause) => startsWithVerb(stripFillers(clause))))) return undefined;
   const owner = said ?? turnAddressee(turn) ?? context.listeners?.get(turn.index) ?? null;
-  return taskItem(owner, `${how.toLowerCase() === 'on' ? 'take' : 'own'} ${what}`, { noun: true, you: owner });
+  return taskItem(owner, `${on ? 'take' : 'own'} ${what}`, { noun: true, you: owner });
 }
 
 /**

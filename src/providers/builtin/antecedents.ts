@@ -8,8 +8,11 @@ import { nounPhrases } from './names.ts';
 /** How many clauses back an antecedent may be (a request and its answer, with a remark between). */
 const CLAUSES_BACK = 4;
 
-/** The first object pronoun of a task: after its first word ("book it", "email them"), not in "it's" or "make it". */
+/** The first object pronoun of a task, right after its verb ("book it", "fire it up", "email them"); not "it's". */
 const OBJECT_PRONOUN = /^(\p{L}+(?:\s+(?:up|out|back|over|round|around|off|in|on))?)\s+(it|them)\b(?!')/iu;
+
+/** Words that open a noun phrase naming a thing ("the van", "their leader"); "my" and "your" belong to a speaker. */
+const DETERMINER = /^(?:the|a|an|this|that|these|those|our|their|his|her)$/i;
 
 /** Heads of noun phrases that stand for nothing said: "the ones", "someone", "that". */
 const NOT_AN_ANTECEDENT = /^(?:(?:the|a|an|this|that|these|those|some|any)\s+)?(?:ones?|someone|somebody|anyone|anybody|everyone|everybody|something|anything|nothing|thing|things|way|time|times|bit|lot|one|people|guys|folks|everything|we|you|they|i|it|he|she|us|them|me|him|her|that|this|those|these|what|which|who)$/i;
@@ -39,7 +42,7 @@ function isThing(phrase: string, verb: string): boolean {
   const words = phrase.split(/\s+/);
   const head = words[words.length - 1].toLowerCase();
   return (
-    /^(?:the|a|an|this|that|these|those|our|their|his|her)$/i.test(words[0]) &&
+    DETERMINER.test(words[0]) &&
     words.length >= 2 &&
     words.length <= 4 &&
     !NOT_AN_ANTECEDENT.test(phrase) &&
@@ -47,6 +50,8 @@ function isThing(phrase: string, verb: string): boolean {
   );
 }
 
+/** "The van" → "the van" inside a task (the determiner only: a name after it keeps its capital). */
 function lowerArticle(phrase: string): string {
-  return phrase.replace(/^(?:The|A|An|This|That|These|Those|Our|Their|His|Her)\b/, (word) => word.toLowerCase());
+  const [first, ...rest] = phrase.split(' ');
+  return [first.toLowerCase(), ...rest].join(' ');
 }

@@ -76,7 +76,7 @@ function addressIn(turn: Turn, room: Room): ReturnType<typeof addressOf> {
 
 /** Whether a name said to someone is one of the room's people (as roomName reads it). */
 function inRoom(name: string, room: Room): boolean {
-  const last = roomName(name, room, { said: true }).split(/\s+/).pop()!.toLowerCase();
+  const last = personOf(roomName(name, room, { said: true }));
   return room.people.some((person) => person.includes(last));
 }
 
@@ -149,7 +149,7 @@ function editDistance(a: string, b: string): number {
 /** The person of a two-person room who is not `name`, if the room has two people and `name` is one of them. */
 function otherOf(name: string, room: Room): string | undefined {
   if (room.people.length !== 2) return undefined;
-  const at = room.people.findIndex((words) => words.includes(name.split(/\s+/).pop()!.toLowerCase()));
+  const at = room.people.findIndex((words) => words.includes(personOf(name)));
   if (at === -1) return undefined;
   const other = room.people[1 - at];
   return room.names.get(other[other.length - 1]);
@@ -294,7 +294,7 @@ function namedInTheMeeting(speakers: Map<number, string>, turns: Turn[], heard: 
   if (room.people.length === 0) return speakers;
   const words = new Set(turns.flatMap((turn) => turn.clauses.join(' ').toLowerCase().match(/[\p{L}'-]+/gu) ?? []));
   const said = (name: string) => {
-    const last = name.split(/\s+/).pop()!.toLowerCase();
+    const last = personOf(name);
     const person = room.people.find((person) => person.includes(last));
     if (!person) return true;
     return heard.has(name.toLowerCase()) || heard.has(last) || person.some((word) => words.has(word));
@@ -307,7 +307,7 @@ function namedInTheMeeting(speakers: Map<number, string>, turns: Turn[], heard: 
  * (floor.ts). A clue naming someone outside the room says nothing of who speaks and is left out.
  */
 function takingTurns(turns: Turn[], named: Map<number, string>, room: Room): Map<number, string> {
-  const person = (name: string) => room.people.findIndex((words) => words.includes(name.split(/\s+/).pop()!.toLowerCase()));
+  const person = (name: string) => room.people.findIndex((words) => words.includes(personOf(name)));
   const clues = new Map<number, 0 | 1>();
   for (const [index, name] of named) {
     const at = person(name);
