@@ -25,8 +25,8 @@ export interface CorpusMeeting {
   domain: string;
   /**
    * `tuned`: rules were written against it; `held-out`: kept apart while they were (its missed items' labels were
-   * listed once, on 2026-11-29); `unseen`: written by other hands before the rules of 2026-11-30 and scored as
-   * totals only, never read or tuned on (test/fixtures/meetings/README.md).
+   * listed once, on 2026-11-29); `unseen`: written by other hands before the latest rule changes and scored as
+   * totals only, never read or tuned on; a set that has been read becomes `tuned` (test/fixtures/meetings/README.md).
    */
   set: 'tuned' | 'held-out' | 'unseen';
   diarized: boolean;

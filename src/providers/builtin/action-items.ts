@@ -573,6 +573,8 @@ function firstPerson(clause: string, text: string, speaker: string | null, turn:
 
 /** A turn that asks someone for something or a question: "can you …", "I need the schedule", "please …", "…?". */
 const ASKS = /\b(?:(?:can|could|would|will) you|you(?:'ll| will)? (?:should|need to|have to|must)|i (?:need|want|'d like)|please)\b/i;
+/** A question to the room: "can someone …", "anyone free to …", "who can …". */
+const ASKS_ANYONE = /\b(?:someone|somebody|anyone|anybody|everyone|everybody)\b|^\s*(?:\p{L}+[,.]?\s+)?who\b/iu;
 /** How far back a promise may answer what was asked (a recogniser cuts a request into pieces). */
 const ANSWERS_WITHIN = 2;
 
@@ -583,7 +585,10 @@ const ANSWERS_WITHIN = 2;
 function askedOf(turn: Turn, context: MeetingContext): string | null {
   for (let t = turn.index - 1; t >= Math.max(0, turn.index - ANSWERS_WITHIN); t--) {
     const said = context.turns[t].clauses;
-    if (ASKS.test(said.join(' ')) || isQuestion(said[said.length - 1] ?? '')) return context.listeners?.get(t) ?? null;
+    if (ASKS.test(said.join(' ')) || isQuestion(said[said.length - 1] ?? '')) {
+      // "Can someone double check the register?" asks nobody in particular, whoever the talk was with.
+      return ASKS_ANYONE.test(said[said.length - 1] ?? '') ? null : (context.listeners?.get(t) ?? null);
+    }
     // Answered already ("Sorry, I can't." → "Then I'll do it myself"): the promise is not that answer.
     if (REPLIES.test(stripLeadingNoise(said[0] ?? ''))) return null;
   }
@@ -651,7 +656,8 @@ let saidBefore: string[] = [];
 
 function taskItem(owner: string | null, raw: string, options: { noun?: boolean; you?: string | null; toOthers?: boolean } = {}): Item | undefined {
   const task = withAntecedent(cleanTask(raw), saidBefore);
-  return isTask(task, options) ? { owner, task, you: options.you } : undefined;
+  // "let's ask Jo … when she's back": a task that waits on a condition is no commitment yet (action-item-check.ts).
+  return isTask(task, options) && !ON_A_CONDITION.test(task) ? { owner, task, you: options.you } : undefined;
 }
 
 /**

@@ -215,8 +215,9 @@ export function whoIsWho(
     const answers = ANSWER.test(sentence.trim()) || address.how === 'thanks';
     // An answer that ends on their name ("Yes, Wednesday is doable, Maya.") gives them the floor back.
     if (asks || (address.how === 'first' && !answers) || (answers && address.how === 'later')) add(claims, turn.index + 1, addressed);
-    // A name said at the end of a reply that asks nothing ("I can take that, Priya.") is said to the one who spoke.
-    if (answers || (!asks && address.how === 'later')) add(claims, turn.index - 1, addressed);
+    // A name said at the end of a reply that asks nothing ("I can take that, Priya.") is said to the one who spoke; at
+    // the end of a later sentence ("And I'll check with legal. You'll hear from me by Friday, Karen.") it need not be.
+    if (answers || (!asks && address.how === 'later' && at <= 0)) add(claims, turn.index - 1, addressed);
     const other = otherOf(addressed, room);
     if (other) {
       add(claims, turn.index, other);
@@ -275,6 +276,14 @@ function labelled(turns: Turn[], clues: Map<number, string>, introduced: Map<str
     const agreed = fewerLabels ? top !== undefined && top.count === total && total >= 2 : top !== undefined && top.count >= LABEL_MAJORITY * total;
     if (agreed) labelName.set(label, top.name);
   }
+  // As many labels as people in the room and all but one named: the last label is the one person left.
+  const unnamed = [...labels].filter((label) => !labelName.has(label));
+  const taken = new Set([...labelName.values()].map(personOf));
+  const left = room.people.filter((words) => !words.some((word) => taken.has(word)));
+  if (labels.size === room.people.length && unnamed.length === 1 && left.length === 1) {
+    const words = left[0];
+    labelName.set(unnamed[0], room.names.get(words[words.length - 1]) ?? words[words.length - 1]);
+  }
   const holders = new Map<string, number>();
   for (const name of labelName.values()) holders.set(personOf(name), (holders.get(personOf(name)) ?? 0) + 1);
   const speakers = new Map<number, string>();
@@ -292,7 +301,8 @@ function labelled(turns: Turn[], clues: Map<number, string>, introduced: Map<str
  */
 function namedInTheMeeting(speakers: Map<number, string>, turns: Turn[], heard: Set<string>, room: Room): Map<number, string> {
   if (room.people.length === 0) return speakers;
-  const words = new Set(turns.flatMap((turn) => turn.clauses.join(' ').toLowerCase().match(/[\p{L}'-]+/gu) ?? []));
+  // "Lena's rota" says Lena.
+  const words = new Set(turns.flatMap((turn) => (turn.clauses.join(' ').toLowerCase().match(/[\p{L}'-]+/gu) ?? []).map((word) => word.replace(/'s$/, ''))));
   const said = (name: string) => {
     const last = personOf(name);
     const person = room.people.find((person) => person.includes(last));

@@ -289,6 +289,8 @@ describe('owners as a recogniser without speakers gives them (one label for ever
 
   test('no owner the meeting never says: a promise on a condition and an offer nobody takes up are no items', () => {
     expect(itemsOf(oneVoice("All right. I'll call you when I hear back.", 'I can drive on saturdays.', 'Okay, bye.'))).toEqual([]);
+    // An assignment that waits on a condition, as a recogniser wrote it ("to fill those" heard as "knows").
+    expect(itemsOf(oneVoice("let's ask jotafil knows when she's back from leave monday, she knows the shifts."))).toEqual([]);
   });
 });
 
@@ -452,6 +454,39 @@ test('a label whose clues disagree may hold two people of one pitch: its turns k
   expect(analyzeTranscript({ ...lab, participants: ['Kim', 'Ana', 'Raj'] }).actionItems).toEqual([
     'Raj: book the freezer check for Monday',
     'Send the figures tonight',
+  ]);
+});
+
+test('as many labels as people in the room, all named but one: the last label is the person left, if the meeting names them', () => {
+  // speaker_0 (Anita) and speaker_2 (Joe) are named by their clues; speaker_1 never is, but is the room's third person,
+  // and the meeting says "Lena".
+  const pharmacy = said([
+    ['speaker_0', 'Joe, can you check the stock levels on ward nine?'],
+    ['speaker_2', 'Yep. Today.'],
+    ['speaker_0', 'Good. Can someone double check the controlled drugs register?'],
+    ['speaker_1', "Thanks, Anita. I'll double check the register on Wednesday."],
+    ['speaker_0', "Lovely. Lena's rota is on the board."],
+  ]);
+  const items = (participants: string[]) => analyzeTranscript({ ...pharmacy, participants }).actionItems;
+  expect(items(['Anita', 'Lena', 'Joe'])).toEqual(['Joe: check the stock levels on ward nine', 'Lena: double check the register on Wednesday']);
+  // A fourth person in the room: two people are left for one label, and the promise stays nobody's.
+  expect(items(['Anita', 'Lena', 'Joe', 'Kim'])).toEqual(['Joe: check the stock levels on ward nine', 'Double check the register on Wednesday']);
+});
+
+test("a name ending a turn's later sentence is not said to whoever spoke before", () => {
+  // "You'll hear from me by Friday, Karen." speaks to Karen (speaker_0), not to Raj, who answered before.
+  const renewal = said([
+    ['speaker_0', "I'll get you a revised quote by Wednesday."],
+    ['speaker_2', 'Raj, can you pull the usage numbers?'],
+    ['speaker_1', "Yes, I'll export the usage report tomorrow."],
+    ['speaker_2', "And I'll check with legal. You'll hear from me by Friday, Karen."],
+    ['speaker_1', "I'll also send the seat count tonight."],
+  ]);
+  expect(analyzeTranscript({ ...renewal, participants: ['Karen', 'Raj', 'Dana'] }).actionItems).toEqual([
+    'Get them a revised quote by Wednesday',
+    'Raj: pull the usage numbers tomorrow',
+    'Check with legal',
+    'Raj: send the seat count tonight',
   ]);
 });
 
