@@ -233,14 +233,17 @@ function youOwn(text: string, turn: Turn, at: number, context: MeetingContext): 
  * "Somebody has to order the copper sulphate." → "Marcus, that's you." gives Marcus the task said before; "That's me."
  * or "That's on me." takes it for the speaker, unless the speaker then says what they will do ("I'll email them").
  */
-const THATS_YOU = new RegExp(String.raw`^(?:${NAME},\s+)?that(?:'s| is| one's)\s+(?:you|yours|on you)\b(?:,?\s+${NAME})?`, 'iu');
+const THATS_YOU = new RegExp(String.raw`^(?:(?:then|so|okay|ok|right)[,]?\s+)?(?:${NAME},\s+)?that(?:'s| is| one's)\s+(?:you|yours|on you)\b(?:,?\s+${NAME})?`, 'iu');
 const THATS_ME = /^(?:i suppose |i guess |well |okay |ok )?(?:that's|that is|that one's)\s+(?:me|mine|on me)\b/iu;
 
 function thatsYours(text: string, turn: Turn, at: number, context: MeetingContext): Item | undefined {
   const mine = THATS_ME.test(text);
   const yours = mine ? null : THATS_YOU.exec(text);
   if (!mine && !yours) return undefined;
-  const task = neededEarlier(turn, at, context);
+  // "Then that's yours, Aisha, ring the policyholder …": the instruction that follows is the task.
+  const namedAfter = yours?.[2] !== undefined && isVocativeName(yours[2].split(/\s+/).pop()!, true);
+  const follows = yours && namedAfter ? text.slice(yours[0].length).replace(/^[,.]?\s+/, '') : '';
+  const task = follows && startsWithVerb(follows) ? follows : neededEarlier(turn, at, context);
   if (!task) return undefined;
   if (mine) {
     if (turn.clauses.slice(at + 1).some((clause) => FIRST_PERSON.test(clause))) return undefined;
@@ -321,7 +324,7 @@ function request(text: string, turn: Turn, at: number, context: MeetingContext, 
   if (!answer) return undefined;
   const reply = stripLeadingNoise(answer.turn.clauses[0]);
   if (!ACCEPT.test(reply) || DECLINE.test(reply)) return undefined;
-  let task = cleanTask(vp);
+  let task = withAntecedent(cleanTask(vp), saidBefore);
   // "Could you do that?" after "you should book an inspector this week": the task said before (what follows "that"
   // is not kept).
   if (PRO_TASK.test(task)) task = cleanTask(neededEarlier(turn, at, context) ?? task);
@@ -517,6 +520,8 @@ function baseForm(phrase: string): string {
 function namedCommitment(text: string, startsSentence: boolean): Item | undefined {
   for (const match of matchesAt(NAMED_WILL, text)) {
     if (NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index)) || isQuestion(text)) return undefined;
+    // "Sam will you benchmark the queue" is a question a recogniser wrote without its mark.
+    if (/^(?:you|i|we|they|he|she|it)\b/i.test(match[2])) return undefined;
     const owner = nameIn(match[1], { loose: false, initial: startsSentence && match.index === 0, capitalised: true });
     if (owner) return taskItem(owner, match[2]);
   }
@@ -547,8 +552,8 @@ const FIRST_PERSON = /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i sh
  * "I'll" as a recogniser often hears it: "then I write the cleanup job myself", "I order more lemons for tomorrow".
  * Read as a promise only with a time still to come (or "myself") and a verb that does something.
  */
-const FIRST_PERSON_HEARD = /^(?:then\s+|so\s+)?i\s+(?!(?:think|guess|hope|know|mean|want|need|like|love|hate|feel|believe|suppose|agree|see|wonder|remember|forget|am|was|have|had|do|did|can|could|would|should|might|must|may)\b)(\p{L}+\b.*)$/iu;
-const STILL_TO_COME = /\b(?:tomorrow|tonight|later|this (?:afternoon|evening|weekend|week)|next (?:week|month|monday|tuesday|wednesday|thursday|friday)|for tomorrow|by (?:monday|tuesday|wednesday|thursday|friday|the end)|myself)\b/i;
+const FIRST_PERSON_HEARD = /(?:^|,\s+)(?:then\s+|so\s+|and\s+)?i\s+(?!(?:think|guess|hope|know|mean|want|need|like|love|hate|feel|believe|suppose|agree|see|wonder|remember|forget|am|was|have|had|do|did|can|could|would|should|might|must|may)\b)(\p{L}+\b.*)$/iu;
+const STILL_TO_COME = /\b(?:tomorrow|tonight|later|this (?:afternoon|evening|weekend|week)|next (?:week|month|monday|tuesday|wednesday|thursday|friday)|for tomorrow|by (?:monday|tuesday|wednesday|thursday|friday|the end)|before (?:lunch|noon|monday|tuesday|wednesday|thursday|friday)|first thing|myself)\b/i;
 
 function firstPerson(clause: string, text: string, speaker: string | null, turn: Turn, context: MeetingContext): Item | undefined {
   const heard = FIRST_PERSON_HEARD.exec(text);

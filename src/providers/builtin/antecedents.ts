@@ -1,8 +1,10 @@
 // What "it" and "them" stand for in an action item (docs/decisions.md §9: an item reads on its own). "Omar, you're on
 // the van. Book it for both Saturdays." is "book the van for both Saturdays"; "Somebody has to chase the lawyers." →
 // "That's on me, I'll email them today." is "email the lawyers today". The antecedent is the first noun phrase of the
-// same number in the nearest clause before, within a few clauses; a person's name, a pronoun or a word that stands for
-// nothing ("someone", "the ones") is never one. Found nothing, the item keeps its pronoun.
+// same number in the nearest clause before, within a few clauses, with the place a preposition ties to it ("log it
+// with estates" after "the hoist in bay four is grinding" is "log the hoist in bay four …"; "in the meantime" says when,
+// and is left out); a person's name, a pronoun or a word that stands for nothing ("someone", "the ones", "a go") is
+// never one. Found nothing, the item keeps its pronoun. A request's task is read the same way as a promise's.
 import { nounPhrases } from './names.ts';
 
 /** How many clauses back an antecedent may be (a request and its answer, with a remark between). */
@@ -15,7 +17,7 @@ const OBJECT_PRONOUN = /^(\p{L}+(?:\s+(?:up|out|back|over|round|around|off|in|on
 const DETERMINER = /^(?:the|a|an|this|that|these|those|our|their|his|her)$/i;
 
 /** Heads of noun phrases that stand for nothing said: "the ones", "someone", "that". */
-const NOT_AN_ANTECEDENT = /^(?:(?:the|a|an|this|that|these|those|some|any)\s+)?(?:ones?|someone|somebody|anyone|anybody|everyone|everybody|something|anything|nothing|thing|things|way|time|times|bit|lot|one|people|guys|folks|everything|we|you|they|i|it|he|she|us|them|me|him|her|that|this|those|these|what|which|who)$/i;
+const NOT_AN_ANTECEDENT = /^(?:(?:the|a|an|this|that|these|those|some|any)\s+)?(?:ones?|someone|somebody|anyone|anybody|everyone|everybody|something|anything|nothing|thing|things|way|time|times|bit|lot|one|people|guys|folks|everything|we|you|they|i|it|he|she|us|them|me|him|her|that|this|those|these|what|which|who|go|word|look|chat|break|hand|minute|second|shot|try|mine|yours|ours|theirs)$/i;
 
 /**
  * The task with its object pronoun replaced by what it stands for, when an earlier clause says it. `earlier`: the
@@ -28,24 +30,59 @@ export function withAntecedent(task: string, earlier: readonly string[]): string
   const plural = match[2].toLowerCase() === 'them';
   const verb = match[1].split(/\s+/)[0];
   for (const clause of earlier.slice(-CLAUSES_BACK).reverse()) {
-    const phrase = nounPhrases(clause).find((noun) => noun.plural === plural && isThing(noun.text, verb));
+    const phrase = withTheirPlace(clause, nounPhrases(clause)).find((noun) => noun.plural === plural && isThing(noun.text, verb));
     if (phrase) return `${match[1]} ${lowerArticle(phrase.text)}${task.slice(match[0].length)}`;
   }
   return task;
 }
 
+/** A preposition that ties a place or a purpose to a noun: "the hoist in bay four", "the back room at the Red Lion". */
+const OF_PLACE = /^\s+(?:in|on|at|for|of|from)\s+$/i;
+
+/** A noun phrase that says when, not what: "in the meantime", "for Wednesday", "for both days". */
+const WHEN =
+  /\b(?:meantime|morning|afternoon|evening|night|day|days|week|weeks|weekend|month|months|year|end|moment|minute|minutes|hour|hours|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|today|tonight|tomorrow)$/i;
+
 /**
- * A noun phrase that names a thing or a group: a determiner and at most three words more (a longer "phrase" is a
- * clause the tagger misread), not a person's name or a pronoun, and not the verb's own noun ("print" the "printer").
+ * The tagger's noun phrases, each followed by the ones a preposition ties to it ("the toolbox talk" + "on working" +
+ * "at height"): what "it" stands for is the whole ("run the toolbox talk on working at height").
+ */
+function withTheirPlace(clause: string, phrases: ReturnType<typeof nounPhrases>): ReturnType<typeof nounPhrases> {
+  let from = 0;
+  const placed = phrases.map((phrase) => {
+    const at = clause.indexOf(phrase.text, from);
+    from = at < 0 ? from : at + phrase.text.length;
+    return { ...phrase, at, end: at < 0 ? -1 : at + phrase.text.length };
+  });
+  return placed.map((phrase, i) => {
+    let text = phrase.text;
+    let end = phrase.end;
+    for (const next of placed.slice(i + 1)) {
+      if (end < 0 || next.at < 0 || !OF_PLACE.test(clause.slice(end, next.at)) || WHEN.test(next.text)) break;
+      text = clause.slice(phrase.at, next.end);
+      end = next.end;
+    }
+    // "the bedroom air in the meantime": the tagger's own phrase may end on when, not what.
+    const place = /\s+(?:in|on|at|for|of|from)\s+(.+)$/i.exec(text);
+    return { text: place && WHEN.test(place[1]) ? text.slice(0, place.index) : text, plural: phrase.plural };
+  });
+}
+
+/**
+ * A noun phrase that names a thing or a group: a determiner and at most three words more before any preposition (a
+ * longer "phrase" is a clause the tagger misread), not a person's name or a pronoun, and not the verb's own noun
+ * ("print" the "printer").
  */
 function isThing(phrase: string, verb: string): boolean {
   const words = phrase.split(/\s+/);
-  const head = words[words.length - 1].toLowerCase();
+  const headWords = phrase.split(/\s+(?:in|on|at|for|of|from)\s+/i)[0].split(/\s+/);
+  const head = headWords[headWords.length - 1].toLowerCase();
   return (
     DETERMINER.test(words[0]) &&
-    words.length >= 2 &&
-    words.length <= 4 &&
-    !NOT_AN_ANTECEDENT.test(phrase) &&
+    headWords.length >= 2 &&
+    headWords.length <= 4 &&
+    words.length <= 8 &&
+    !NOT_AN_ANTECEDENT.test(headWords.join(' ')) &&
     !head.startsWith(verb.toLowerCase())
   );
 }

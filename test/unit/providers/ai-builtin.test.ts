@@ -291,6 +291,8 @@ describe('owners as a recogniser without speakers gives them (one label for ever
     expect(itemsOf(oneVoice("All right. I'll call you when I hear back.", 'I can drive on saturdays.', 'Okay, bye.'))).toEqual([]);
     // An assignment that waits on a condition, as a recogniser wrote it ("to fill those" heard as "knows").
     expect(itemsOf(oneVoice("let's ask jotafil knows when she's back from leave monday, she knows the shifts."))).toEqual([]);
+    // A question written without its mark: "Sam will you …" is asked, not said of Sam.
+    expect(itemsOf(oneVoice('Good Sam will you benchmark the dead letter queue'))).toEqual([]);
   });
 });
 
@@ -560,6 +562,36 @@ test('"it" and "them" in a task stand for what was said just before: "book it" i
   // "IT" is a department; the verb's own noun ("print" the "printer") is not what "it" stands for.
   expect(itemsOf(two('The old laptop is dead. Chase IT about a new laptop tomorrow.', 'Sure.'))).toEqual(['Chase IT about a new laptop tomorrow']);
   expect(itemsOf(two('You have the printer at home, right?', "I do. I'll print it tonight."))).toEqual([]);
+});
+
+test('"I\'ll" as a recogniser drops it, after a comma too; "then that\'s yours, Aisha, ring …" gives Aisha what follows', () => {
+  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
+  // "I'll email" heard as "I email": a promise only with a time still to come.
+  expect(itemsOf(two('The parking permit runs out tonight.', 'Yes, I ring the council first thing.'))).toEqual(['Ring the council first thing']);
+  expect(itemsOf(two('Who writes the hiring paragraph?', 'I suppose, I write the hiring paragraph before Monday.'))).toEqual(['Write the hiring paragraph before Monday']);
+  expect(itemsOf(two('How do you do the rota?', 'Well, I write the rota every week.'))).toEqual([]);
+  expect(itemsOf(two('The crime reference is missing.', "Then that's yours, Aisha, ring the policyholder and get the reference from them."))).toEqual([
+    'Aisha: ring the policyholder and get the reference from them',
+  ]);
+  // "you set the permit up" is why it is Callum's, not the task: the task is what was said before.
+  expect(itemsOf(two('Somebody has to get the permit moved to Friday.', "Callum, that one's yours, you set the permit up."))).toEqual([
+    'Callum: get the permit moved to Friday',
+  ]);
+});
+
+test('what "it" stands for keeps its place ("the hoist in bay four"), not its time; a request\'s "it" too; "a go" is nothing', () => {
+  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
+  // A request accepted: its "it" is the hoist, with where it is.
+  expect(itemsOf(two('Oh, and the hoist in bay four is making a grinding noise.', 'Could you log it with estates, Denise?', 'Yep, fair enough.'))).toEqual([
+    'Denise: log the hoist in bay four with estates',
+  ]);
+  // The tagger cuts "the toolbox talk" from "on working at height"; a preposition joins them again.
+  expect(itemsOf(two('Last thing, the toolbox talk on working at height.', "I'll run it on Thursday."))).toEqual(['Run the toolbox talk on working at height on Thursday']);
+  // "in the meantime" says when, not which.
+  expect(itemsOf(two('Keep the bedroom window in the meantime shut.', "Fine, I'll open it up in the morning."))).toEqual(['Open the bedroom window up in the morning']);
+  // "Can't someone else have a go?": "a go" stands for nothing, so "run it" is no task.
+  expect(itemsOf(two("Can't someone else have a go?", "Fine, I'll run it later."))).toEqual([]);
+  expect(itemsOf(two('Can you run the quiz?', "Can't someone else have a go? I'll run it later."))).toEqual(['Run the quiz later']);
 });
 
 test('"you\'re in charge of …", "that\'s you" and "that\'s on me" hand over what was said; "Wonderful, thank you" speaks to no one', () => {
