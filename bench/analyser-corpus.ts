@@ -336,7 +336,8 @@ async function voices(renderedDir: string): Promise<void> {
   let segments = 0;
   let readMs = 0;
   let audioSeconds = 0;
-  const meetings = loadSpokenCorpus();
+  // The meetings rendered to the directory (a new batch may be rendered on its own).
+  const meetings = loadSpokenCorpus().filter((meeting) => existsSync(join(renderedDir, `${meeting.id}.wav`)));
   for (const meeting of meetings) {
     const rendered = JSON.parse(readFileSync(join(renderedDir, `${meeting.id}.json`), 'utf8')) as {
       duration_s: number;
