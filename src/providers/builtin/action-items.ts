@@ -295,8 +295,10 @@ function askedTask(asked: string): string {
 
 /** "Kenji can you add an expiry alert …" + "sure" from the next speaker; the acceptance is not an item again. */
 function request(text: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
+  // "… can you write up the steps? Sure, I'll do it after this.": two voices a recogniser ran into one turn.
+  const replyAt = turn.clauses.findIndex((clause, i) => i === at + 1 && ANSWERED_HERE.test(stripLeadingNoise(clause)));
   // An answer answers the last thing asked: later clauses may add a detail ("Use the club card."), not another question.
-  if (turn.clauses.slice(at + 1).some((clause) => isQuestion(clause) || REQUEST.test(stripFillers(clause)))) return undefined;
+  if (replyAt === -1 && turn.clauses.slice(at + 1).some((clause) => isQuestion(clause) || REQUEST.test(stripFillers(clause)))) return undefined;
   // "Then we need it in writing, Luis, would you write a formal letter?": the request starts at the name.
   const inner = INNER_VOCATIVE.exec(text);
   if (inner && isVocativeName(inner[1], false)) text = text.slice(inner.index).replace(/^,\s*/, '');
@@ -320,17 +322,18 @@ function request(text: string, turn: Turn, at: number, context: MeetingContext, 
     addressed ??= trailingName;
     vp = vp.slice(0, trailing.index);
   }
-  const answer = answerTo(turn, context);
+  const answer = replyAt === -1 ? answerTo(turn, context) : { turn, at: replyAt };
   if (!answer) return undefined;
-  const reply = stripLeadingNoise(answer.turn.clauses[0]);
+  const reply = stripLeadingNoise(answer.turn.clauses[answer.at]);
   if (!ACCEPT.test(reply) || DECLINE.test(reply)) return undefined;
   let task = withAntecedent(cleanTask(vp), saidBefore);
   // "Could you do that?" after "you should book an inspector this week": the task said before (what follows "that"
   // is not kept).
   if (PRO_TASK.test(task)) task = cleanTask(neededEarlier(turn, at, context) ?? task);
   if (!isTask(task)) return undefined;
-  consumed.add(`${answer.turn.index}:0`);
-  const accepter = context.speakers.get(answer.turn.index) ?? null;
+  consumed.add(`${answer.turn.index}:${answer.at}`);
+  // The one who accepted in a turn of its own; in the asker's turn, only the one asked by name.
+  const accepter = replyAt === -1 ? (context.speakers.get(answer.turn.index) ?? null) : null;
   // "Can you …?" with no name: whom the talk is with.
   const listener = requestee.toLowerCase() === 'you' ? (context.listeners?.get(turn.index) ?? null) : null;
   const owner = addressed ?? requesteeName ?? accepter ?? listener;
@@ -356,22 +359,24 @@ function withAnswer(task: string, reply: string): string {
 }
 
 /** The turn that answers a request: the next one (with speakers told apart, the next by someone else, within two turns). */
-function answerTo(turn: Turn, context: MeetingContext): { turn: Turn } | undefined {
+function answerTo(turn: Turn, context: MeetingContext): { turn: Turn; at: number } | undefined {
   if (!context.diarized) {
     // A recogniser may cut a trailing "please." into a segment of its own: the answer is the turn after it.
     let next = context.turns[turn.index + 1];
     if (next && COURTESY_ONLY.test(next.clauses.join(' '))) next = context.turns[turn.index + 2];
-    return next ? { turn: next } : undefined;
+    return next ? { turn: next, at: 0 } : undefined;
   }
   for (let t = turn.index + 1; t <= turn.index + 2 && t < context.turns.length; t++) {
-    if (context.turns[t].speaker !== turn.speaker) return { turn: context.turns[t] };
+    if (context.turns[t].speaker !== turn.speaker) return { turn: context.turns[t], at: 0 };
     // Speakers told apart by voice may give two voices of one pitch one label: a reply right after is still a reply.
-    if (t === turn.index + 1 && REPLIES.test(stripFillers(context.turns[t].clauses.join(' ')))) return { turn: context.turns[t] };
+    if (t === turn.index + 1 && REPLIES.test(stripFillers(context.turns[t].clauses.join(' ')))) return { turn: context.turns[t], at: 0 };
   }
   return undefined;
 }
 
 const COURTESY_ONLY = /^\s*(?:please|thanks|thank you)[.!]?\s*$/i;
+/** An acceptance that says its promise ("Sure, I'll do it after this."): said right after a request, it answers it. */
+const ANSWERED_HERE = /^(?:sure|yes|yeah|yep|okay|ok|of course|no problem)[,.!]?\s+(?:i'll|i will)\b/i;
 
 /** The name a turn says to someone ("Pat, you know …", "… doable, Maya."), if it does. */
 function turnAddressee(turn: Turn): string | undefined {
@@ -573,7 +578,7 @@ function firstPerson(clause: string, text: string, speaker: string | null, turn:
   // Of what follows "it", only a deadline belongs to the task: "I'll do it by Friday", not "I'll do it, I have time".
   const deadline = pointing?.[1] ? deadlineIn(pointing[1]) : undefined;
   const task = needed ? `${needed}${deadline ? ` ${deadline}` : ''}` : match[1];
-  return taskItem(owner, task, { you: you === owner ? null : you });
+  return taskItem(owner, task, { you: you === owner ? null : you, before: text.slice(0, match.index) });
 }
 
 /** A turn that asks someone for something or a question: "can you …", "I need the schedule", "please …", "…?". */
@@ -659,8 +664,13 @@ const EMPTY_WORDS = new Set(
  */
 let saidBefore: string[] = [];
 
-function taskItem(owner: string | null, raw: string, options: { noun?: boolean; you?: string | null; toOthers?: boolean } = {}): Item | undefined {
-  const task = withAntecedent(cleanTask(raw), saidBefore);
+function taskItem(
+  owner: string | null,
+  raw: string,
+  options: { noun?: boolean; you?: string | null; toOthers?: boolean; before?: string } = {},
+): Item | undefined {
+  // `before`: what the clause says ahead of the task ("the walk-in fridge is too high, I'll log it").
+  const task = withAntecedent(cleanTask(raw), options.before ? [...saidBefore, options.before] : saidBefore);
   // "let's ask Jo … when she's back": a task that waits on a condition is no commitment yet (action-item-check.ts).
   return isTask(task, options) && !ON_A_CONDITION.test(task) ? { owner, task, you: options.you } : undefined;
 }

@@ -35,7 +35,8 @@ const NEVER_NAMES = new Set(
   cool nice perfect awesome fine just actually really please can could would will should shall might may must do does
   did don't is are was were be been being have has had not today tomorrow yesterday tonight monday tuesday wednesday
   thursday friday saturday sunday january february march april may june july august september october november
-  december next last first second third morning afternoon evening week month year quarter speaker guys folks`.split(/\s+/),
+  december next last first second third morning afternoon evening week month year quarter speaker guys folks chef sir
+  madam boss mate`.split(/\s+/),
 );
 
 function lexiconTags(word: string): string[] {

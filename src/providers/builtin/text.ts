@@ -22,7 +22,7 @@ export function turnsOf(input: { text: string; segments: ReadonlyArray<{ text: s
 }
 
 /**
- * A recogniser that punctuates (most segments end a sentence) may still cut a sentence across segments at a pause:
+ * A recogniser that punctuates (most segments end a sentence or hold one's end) may still cut a sentence across segments at a pause:
  * "Kenji, can you add an expiry alert" + "to the monitoring dashboard?". Such a segment (no end punctuation, the next
  * by the same speaker starting in lower case, and with one label for everyone not an answer) is joined to the next.
  * Without punctuation nothing tells, so nothing is joined.
@@ -31,7 +31,10 @@ function joinBrokenSentences(
   segments: ReadonlyArray<{ text: string; speaker: string | null }>,
 ): Array<{ text: string; speaker: string | null }> {
   const ends = (text: string) => /[.!?]["')\]]?\s*$/.test(text);
-  if (segments.filter((segment) => ends(segment.text)).length < segments.length / 2) return [...segments];
+  // Punctuated: most segments end a sentence, or hold one's end ("… by Wednesday. Good, Tom, can you …" as a small
+  // Whisper cuts a long turn every few seconds).
+  const punctuated = (text: string) => ends(text) || /[.!?]\s+\S/.test(text);
+  if (segments.filter((segment) => punctuated(segment.text)).length < segments.length / 2) return [...segments];
   // With one label for everyone, "yes, I will." after a request is another voice, not the request going on.
   const oneLabel = new Set(segments.map((segment) => segment.speaker)).size < 2;
   const answer = /^\s*(?:yes|yeah|yep|yup|sure|ok|okay|no|nope|of course|will do|absolutely|right)\b/i;

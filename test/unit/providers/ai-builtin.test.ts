@@ -579,6 +579,22 @@ test('"I\'ll" as a recogniser drops it, after a comma too; "then that\'s yours, 
   ]);
 });
 
+test('two voices a recogniser ran together: a request answered "Sure, I\'ll …" in the same turn, a sentence cut across segments', () => {
+  // One voice for everyone, and a small Whisper cutting a long stretch every few seconds, mid-sentence.
+  const cut = oneVoice(
+    "Dmitri takes the save crash. Good, Tom, can you write up the exact steps in the tracker",
+    "so the testers aren't guessing? Sure, I'll do it straight after this. What about the",
+    'controller icons? They are still wrong.',
+  );
+  expect(itemsOf(cut)).toEqual(["Tom: write up the exact steps in the tracker so the testers aren't guessing"]);
+  // "Yes, Chef" names nobody; "it" is what the same sentence said before the promise.
+  const kitchen = said([
+    ['speaker_0', 'Kerry, the coeliac on table nine is yours.'],
+    ['speaker_1', 'Yes, Chef. Also, the walk-in fridge was reading five degrees, I\'ll log it before service.'],
+  ]);
+  expect(itemsOf(kitchen)).toEqual(['Kerry: log the walk-in fridge before service']);
+});
+
 test('what "it" stands for keeps its place ("the hoist in bay four"), not its time; a request\'s "it" too; "a go" is nothing', () => {
   const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
   // A request accepted: its "it" is the hoist, with where it is.
