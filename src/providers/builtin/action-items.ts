@@ -18,7 +18,7 @@
 // takes up ("I can drive"), standing rules ("please always sign in"), the past ("Tom sent …": no future form), tasks
 // with nothing concrete in them ("I'll do that" unless it accepts a request). Owners are names the meeting gives, never
 // a recogniser's label (`speaker_0`).
-import { TITLE, displayName, isBaseVerb, isCapitalisedName, isLooseName, isRoleWord, isStrictName, isTitle, isVocativeName, startsWithVerb } from './names.ts';
+import { TITLE, displayName, isBaseVerb, isVerbAfterI, isCapitalisedName, isLooseName, isRoleWord, isStrictName, isTitle, isVocativeName, startsWithVerb } from './names.ts';
 import { leadingNoiseOff, ON_A_CONDITION } from '../action-item-check.ts';
 import { withAntecedent } from './antecedents.ts';
 import { addresseeOf, roomName, type Room } from './speakers.ts';
@@ -275,6 +275,8 @@ const REQUEST = new RegExp(
 /** "Paul, what you set up a rotation": a recogniser's "would you" after a name said to someone. */
 const HEARD_AS_WHAT_YOU = new RegExp(String.raw`^${NAME},\s+what you\s+(.+)$`, 'iu');
 const INNER_VOCATIVE = new RegExp(String.raw`,\s*(${W}),\s+(?:can|could|would|will|what)\s+you\b`, 'u');
+/** ", okay, can you …": a request after a word that only hands over ("okay", "so", "right"). */
+const ASKED_AFTER_ASIDE = /,\s*(?:okay|ok|so|right|alright|now)[,]?\s+(?=(?:can|could|would|will)\s+(?:you|someone|somebody|anyone)\b)/i;
 /** "do that", "take care of it": a request that points back at a task said just before. */
 const PRO_TASK = /^(?:do|handle|take|take care of|manage|sort out|look after)\s+(?:that|it|this|that one|this one)(?:[\s,;]+(.*))?$/i;
 /** "who can update the docs?" answered "I can": the one who answered. */
@@ -302,6 +304,11 @@ function request(text: string, turn: Turn, at: number, context: MeetingContext, 
   // "Then we need it in writing, Luis, would you write a formal letter?": the request starts at the name.
   const inner = INNER_VOCATIVE.exec(text);
   if (inner && isVocativeName(inner[1], false)) text = text.slice(inner.index).replace(/^,\s*/, '');
+  // "Then we tell them, okay, can you write up a short how-to?": the request starts after the aside.
+  else {
+    const aside = ASKED_AFTER_ASIDE.exec(text);
+    if (aside) text = text.slice(aside.index + aside[0].length);
+  }
   const who = WHO_REQUEST.exec(text);
   const heard = who ? null : HEARD_AS_WHAT_YOU.exec(text);
   const match = who || heard ? null : REQUEST.exec(text);
@@ -563,7 +570,7 @@ const STILL_TO_COME = /\b(?:tomorrow|tonight|later|this (?:afternoon|evening|wee
 function firstPerson(clause: string, text: string, speaker: string | null, turn: Turn, context: MeetingContext): Item | undefined {
   const heard = FIRST_PERSON_HEARD.exec(text);
   const match =
-    FIRST_PERSON.exec(text) ?? (heard && STILL_TO_COME.test(heard[1]) && !/\bevery\b/i.test(heard[1]) && startsWithVerb(heard[1]) ? heard : null);
+    FIRST_PERSON.exec(text) ?? (heard && STILL_TO_COME.test(heard[1]) && !/\bevery\b/i.test(heard[1]) && isVerbAfterI(heard[1]) ? heard : null);
   if (!match || NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index)) || isQuestion(clause) || ON_A_CONDITION.test(match[1])) {
     return undefined;
   }
@@ -623,6 +630,12 @@ function forTheGroup(phrase: string): string {
 const FOR_YOUR_WORK = /^for (?:your|the|next week's|this week's) (?:essay|assignment|project|paper|report|presentation|lab|exercise|reading|homework)s?,?\s+(.+)$/iu;
 
 function classAssignment(text: string): Item | undefined {
+  // "Everyone reads chapter four and answers questions one to ten by Monday": the group told, with its deadline.
+  const group = GROUP_SUBJECT.exec(text);
+  if (group && deadlineIn(text) && !isQuestion(text)) {
+    const told = forTheGroup(text);
+    if (isBaseVerb(told.split(/\s+/)[0])) return taskItem(null, told);
+  }
   const match = CLASS_ASSIGNMENT.exec(text);
   const told = match ? forTheGroup(match[2]) : undefined;
   // "For Thursday, read chapter six": the day is when it is due.

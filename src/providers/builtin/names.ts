@@ -186,6 +186,17 @@ export function startsWithVerb(phrase: string): boolean {
 }
 
 /**
+ * Whether "I …" says a verb of the present first, as compromise tags it after "I": "I email support this afternoon"
+ * ("email" alone is a noun to the tagger).
+ */
+export function isVerbAfterI(phrase: string): boolean {
+  const terms = (nlp(`I ${phrase}`).json() as Array<{ terms: Array<{ tags: string[] }> }>)[0]?.terms ?? [];
+  const tags = terms[1]?.tags ?? [];
+  // "I meant to …", "I pushed …": the past is no promise.
+  return (tags.includes('Infinitive') || tags.includes('PresentTense')) && !tags.includes('PastTense');
+}
+
+/**
  * "Chloe starts on Monday", "Monday works for me": a noun and then a verb of the present, a statement of what happens
  * rather than something to do ("send the invoice", "email Nadia the schedule" start with what to do).
  */

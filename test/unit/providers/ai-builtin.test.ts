@@ -570,6 +570,18 @@ test('"I\'ll" as a recogniser drops it, after a comma too; "then that\'s yours, 
   expect(itemsOf(two('The parking permit runs out tonight.', 'Yes, I ring the council first thing.'))).toEqual(['Ring the council first thing']);
   expect(itemsOf(two('Who writes the hiring paragraph?', 'I suppose, I write the hiring paragraph before Monday.'))).toEqual(['Write the hiring paragraph before Monday']);
   expect(itemsOf(two('How do you do the rota?', 'Well, I write the rota every week.'))).toEqual([]);
+  // "email" is a verb after "I" (a noun to the tagger on its own); the past is no promise.
+  expect(itemsOf(two('Someone should warn the support team.', 'I can take that, I email support this afternoon.'))).toEqual(['Email support this afternoon']);
+  expect(itemsOf(two('Is the page live?', 'Yes, I pushed the service page on Friday.'))).toEqual([]);
+  // The group told with a deadline, with no "homework:" before it (the recogniser put that on the sentence before).
+  expect(itemsOf(two("I'll post the slides tonight, homework.", 'Everyone reads chapter 4 and answers questions 1 to 10 by Monday.'))).toEqual([
+    'Post the slides tonight, homework',
+    'Read chapter 4 and answer questions 1 to 10 by Monday',
+  ]);
+  // A request after an aside: ", okay, can you …".
+  expect(itemsOf(two('Nobody uses the page. Then we tell them, okay, can you write up a short how-to for all staff?', 'Yep, tomorrow morning.'))).toEqual([
+    'Write up a short how-to for all staff tomorrow',
+  ]);
   expect(itemsOf(two('The crime reference is missing.', "Then that's yours, Aisha, ring the policyholder and get the reference from them."))).toEqual([
     'Aisha: ring the policyholder and get the reference from them',
   ]);
