@@ -4,15 +4,18 @@
 //   "my action is to …"    the speaker's own
 //   assignments            "assign the follow up call to Sam", "assign it to Nadia" (it = what "someone has to" do)
 //                          "let's have Dana look into …", "we agreed that Kim owns …", "Dev, you're in charge of …",
-//                          "Marcus, that's you" / "that's on me" (the task said before), "put me down for …"
+//                          "Marcus, that's you" / "that's on me" (the task said before), "then that's yours, Aisha,
+//                          ring …" (the instruction after the name), "put me down for …"
 //   requests + acceptance  "Kenji can you add an alert" answered "sure" in the next turn → Kenji; unnamed → whoever
 //                          accepted, if the meeting names them; a request nobody accepts is no item; "who can
-//                          …?" + "I can" → whoever answered; "can you do the slides, Tom?" → Tom
+//                          …?" + "I can" → whoever answered; "can you do the slides, Tom?" → Tom; "… can you write up
+//                          the steps? Sure, I'll do it." in one turn (two voices a recogniser ran together)
 //   directives             "lisa please schedule a demo", "everyone please update your opportunities by thursday"
 //   third-person           "Mei will update the runbook", "Sarah's going to …" (a named person), "the clerk will
 //                          mail the letter" (a role; not an outside party: "the customer will …" is a prediction)
-//   first person           "I'll write the postmortem by thursday" → the speaker, when the meeting names them
-//   assignments to a class "for homework read pages …"
+//   first person           "I'll write the postmortem by thursday" → the speaker, when the meeting names them; "I
+//                          email support this afternoon" as a recogniser drops "'ll" (with a time still to come)
+//   assignments to a class "for homework read pages …", "everyone reads chapter four … by Monday"
 // Left out: "I'll be honest/quick" (no task), predictions and hedges ("will probably", "might", "maybe"), conditions
 // ("if we …"), reported speech ("Helen said she'll …"), questions nobody accepted, declined requests, offers nobody
 // takes up ("I can drive"), standing rules ("please always sign in"), the past ("Tom sent …": no future form), tasks
@@ -298,17 +301,16 @@ function askedTask(asked: string): string {
 /** "Kenji can you add an expiry alert …" + "sure" from the next speaker; the acceptance is not an item again. */
 function request(text: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
   // "… can you write up the steps? Sure, I'll do it after this.": two voices a recogniser ran into one turn.
-  const replyAt = turn.clauses.findIndex((clause, i) => i === at + 1 && ANSWERED_HERE.test(stripLeadingNoise(clause)));
+  const next = turn.clauses[at + 1];
+  const replyAt = next !== undefined && ANSWERED_HERE.test(stripLeadingNoise(next)) ? at + 1 : -1;
   // An answer answers the last thing asked: later clauses may add a detail ("Use the club card."), not another question.
   if (replyAt === -1 && turn.clauses.slice(at + 1).some((clause) => isQuestion(clause) || REQUEST.test(stripFillers(clause)))) return undefined;
   // "Then we need it in writing, Luis, would you write a formal letter?": the request starts at the name.
-  const inner = INNER_VOCATIVE.exec(text);
-  if (inner && isVocativeName(inner[1], false)) text = text.slice(inner.index).replace(/^,\s*/, '');
   // "Then we tell them, okay, can you write up a short how-to?": the request starts after the aside.
-  else {
-    const aside = ASKED_AFTER_ASIDE.exec(text);
-    if (aside) text = text.slice(aside.index + aside[0].length);
-  }
+  const inner = INNER_VOCATIVE.exec(text);
+  const aside = ASKED_AFTER_ASIDE.exec(text);
+  if (inner && isVocativeName(inner[1], false)) text = text.slice(inner.index).replace(/^,\s*/, '');
+  else if (aside) text = text.slice(aside.index + aside[0].length);
   const who = WHO_REQUEST.exec(text);
   const heard = who ? null : HEARD_AS_WHAT_YOU.exec(text);
   const match = who || heard ? null : REQUEST.exec(text);

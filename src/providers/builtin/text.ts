@@ -22,10 +22,10 @@ export function turnsOf(input: { text: string; segments: ReadonlyArray<{ text: s
 }
 
 /**
- * A recogniser that punctuates (most segments end a sentence or hold one's end) may still cut a sentence across segments at a pause:
- * "Kenji, can you add an expiry alert" + "to the monitoring dashboard?". Such a segment (no end punctuation, the next
- * by the same speaker starting in lower case, and with one label for everyone not an answer) is joined to the next.
- * Without punctuation nothing tells, so nothing is joined.
+ * A recogniser that punctuates (most segments end a sentence or hold one's end) may still cut a sentence across
+ * segments at a pause: "Kenji, can you add an expiry alert" + "to the monitoring dashboard?". Such a segment (no end
+ * punctuation, the next by the same speaker starting in lower case, and with one label for everyone not an answer) is
+ * joined to the next. Without punctuation nothing tells, so nothing is joined.
  */
 function joinBrokenSentences(
   segments: ReadonlyArray<{ text: string; speaker: string | null }>,
