@@ -243,16 +243,16 @@ function thatsYours(text: string, turn: Turn, at: number, context: MeetingContex
   const mine = THATS_ME.test(text);
   const yours = mine ? null : THATS_YOU.exec(text);
   if (!mine && !yours) return undefined;
+  const isName = (said: string | undefined) => said !== undefined && isVocativeName(said.split(/\s+/).pop()!, true);
   // "Then that's yours, Aisha, ring the policyholder …": the instruction that follows is the task.
-  const namedAfter = yours?.[2] !== undefined && isVocativeName(yours[2].split(/\s+/).pop()!, true);
-  const follows = yours && namedAfter ? text.slice(yours[0].length).replace(/^[,.]?\s+/, '') : '';
+  const follows = yours && isName(yours[2]) ? text.slice(yours[0].length).replace(/^[,.]?\s+/, '') : '';
   const task = follows && startsWithVerb(follows) ? follows : neededEarlier(turn, at, context);
   if (!task) return undefined;
   if (mine) {
     if (turn.clauses.slice(at + 1).some((clause) => FIRST_PERSON.test(clause))) return undefined;
     return taskItem(context.speakers.get(turn.index) ?? null, task);
   }
-  const vocative = [yours![1], yours![2]].find((name) => name !== undefined && isVocativeName(name.split(/\s+/).pop()!, true));
+  const vocative = [yours![1], yours![2]].find(isName);
   const owner = (vocative && displayName(vocative)) ?? turnAddressee(turn) ?? context.listeners?.get(turn.index) ?? null;
   return taskItem(owner, task, { you: owner });
 }
@@ -633,8 +633,7 @@ const FOR_YOUR_WORK = /^for (?:your|the|next week's|this week's) (?:essay|assign
 
 function classAssignment(text: string): Item | undefined {
   // "Everyone reads chapter four and answers questions one to ten by Monday": the group told, with its deadline.
-  const group = GROUP_SUBJECT.exec(text);
-  if (group && deadlineIn(text) && !isQuestion(text)) {
+  if (GROUP_SUBJECT.test(text) && deadlineIn(text) && !isQuestion(text)) {
     const told = forTheGroup(text);
     if (isBaseVerb(told.split(/\s+/)[0])) return taskItem(null, told);
   }
@@ -687,6 +686,7 @@ function taskItem(
   // `before`: what the clause says ahead of the task ("the walk-in fridge is too high, I'll log it").
   const task = withAntecedent(cleanTask(raw), options.before ? [...saidBefore, options.before] : saidBefore);
   // "let's ask Jo … when she's back": a task that waits on a condition is no commitment yet (action-item-check.ts).
+  // firstPerson also asks it of the whole promise, before cleanTask cuts a "but …" that may hold the condition.
   return isTask(task, options) && !ON_A_CONDITION.test(task) ? { owner, task, you: options.you } : undefined;
 }
 

@@ -37,7 +37,10 @@ export function withAntecedent(task: string, earlier: readonly string[]): string
 }
 
 /** A preposition that ties a place or a purpose to a noun: "the hoist in bay four", "the back room at the Red Lion". */
-const OF_PLACE = /^\s+(?:in|on|at|for|of|from)\s+$/i;
+const PREPOSITION = String.raw`\s+(?:in|on|at|for|of|from)\s+`;
+const OF_PLACE = new RegExp(`^${PREPOSITION}$`, 'i');
+/** A phrase's head and the place tied to it: "the hoist" and "bay four". */
+const HEAD_AND_PLACE = new RegExp(`^(.*?)${PREPOSITION}(.+)$`, 'i');
 
 /** A noun phrase that says when, not what: "in the meantime", "for Wednesday", "for both days". */
 const WHEN =
@@ -63,8 +66,8 @@ function withTheirPlace(clause: string, phrases: ReturnType<typeof nounPhrases>)
       end = next.end;
     }
     // "the bedroom air in the meantime": the tagger's own phrase may end on when, not what.
-    const place = /\s+(?:in|on|at|for|of|from)\s+(.+)$/i.exec(text);
-    return { text: place && WHEN.test(place[1]) ? text.slice(0, place.index) : text, plural: phrase.plural };
+    const place = HEAD_AND_PLACE.exec(text);
+    return { text: place && WHEN.test(place[2]) ? place[1] : text, plural: phrase.plural };
   });
 }
 
@@ -75,7 +78,7 @@ function withTheirPlace(clause: string, phrases: ReturnType<typeof nounPhrases>)
  */
 function isThing(phrase: string, verb: string): boolean {
   const words = phrase.split(/\s+/);
-  const headWords = phrase.split(/\s+(?:in|on|at|for|of|from)\s+/i)[0].split(/\s+/);
+  const headWords = (HEAD_AND_PLACE.exec(phrase)?.[1] ?? phrase).split(/\s+/);
   const head = headWords[headWords.length - 1].toLowerCase();
   return (
     DETERMINER.test(words[0]) &&

@@ -87,8 +87,8 @@ export function isVocativeName(word: string, initial: boolean): boolean {
   return tags.every((tag) => ALSO_A_NAME.has(tag));
 }
 
-/** Words said first and set off by a comma that are not someone's name ("Look, …", "Folks, …"). */
-const NOT_CALLED = new Set(`look listen see wait guys folks team people friends sir madam man dude boss honey dear lovely brilliant cheers fantastic excellent super`.split(/\s+/));
+/** Words said first and set off by a comma that are not someone's name ("Look, …", "People, …"; NEVER_NAMES too). */
+const NOT_CALLED = new Set(`look listen see wait people friends man dude honey dear lovely brilliant cheers fantastic excellent super`.split(/\s+/));
 /** Lexicon tags of words that are also first names. */
 const ALSO_A_NAME = new Set(['Noun', 'Singular', 'ProperNoun', 'Comparative', 'Place', 'City', 'Country', 'Month', 'Date']);
 

@@ -151,8 +151,13 @@ function otherOf(name: string, room: Room): string | undefined {
   if (room.people.length !== 2) return undefined;
   const at = room.people.findIndex((words) => words.includes(personOf(name)));
   if (at === -1) return undefined;
-  const other = room.people[1 - at];
-  return room.names.get(other[other.length - 1]);
+  return writtenName(room.people[1 - at], room);
+}
+
+/** How the room writes a person (their last name word, as in the participant's display name). */
+function writtenName(words: readonly string[], room: Room): string {
+  const last = words[words.length - 1];
+  return room.names.get(last) ?? last;
 }
 
 /**
@@ -280,10 +285,7 @@ function labelled(turns: Turn[], clues: Map<number, string>, introduced: Map<str
   const unnamed = [...labels].filter((label) => !labelName.has(label));
   const taken = new Set([...labelName.values()].map(personOf));
   const left = room.people.filter((words) => !words.some((word) => taken.has(word)));
-  if (labels.size === room.people.length && unnamed.length === 1 && left.length === 1) {
-    const words = left[0];
-    labelName.set(unnamed[0], room.names.get(words[words.length - 1]) ?? words[words.length - 1]);
-  }
+  if (labels.size === room.people.length && unnamed.length === 1 && left.length === 1) labelName.set(unnamed[0], writtenName(left[0], room));
   const holders = new Map<string, number>();
   for (const name of labelName.values()) holders.set(personOf(name), (holders.get(personOf(name)) ?? 0) + 1);
   const speakers = new Map<number, string>();
@@ -326,8 +328,7 @@ function takingTurns(turns: Turn[], named: Map<number, string>, room: Room): Map
   const result = new Map(named);
   for (const [index, at] of floorHolders(turns, clues)) {
     if (result.has(index)) continue;
-    const words = room.people[at];
-    result.set(index, room.names.get(words[words.length - 1]) ?? words[words.length - 1]);
+    result.set(index, writtenName(room.people[at], room));
   }
   return result;
 }
