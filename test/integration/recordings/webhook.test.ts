@@ -25,10 +25,17 @@ const post = (body: string, signature?: string) => {
 };
 
 /** Runs of a workflow id, as the Temporal UI lists them. */
+/**
+ * The runs of a workflow id as Temporal's visibility store lists them, once it has caught up: it is eventually
+ * consistent, so a run whose result was just read may still be listed as running for a moment (seen once in CI).
+ */
 async function runsOf(workflowId: string): Promise<string[]> {
-  const runs: string[] = [];
-  for await (const run of stack.temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run.status.name);
-  return runs;
+  for (let attempt = 1; ; attempt++) {
+    const runs: string[] = [];
+    for await (const run of stack.temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run.status.name);
+    if (!runs.includes('RUNNING') || attempt === 50) return runs;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 test('a missing or wrong signature is 401 INVALID_SIGNATURE, whatever the body (even one that is not JSON)', async () => {
