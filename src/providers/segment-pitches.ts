@@ -1,11 +1,12 @@
-// The pitch of what each segment of a recording says, read from a PCM WAV as it streams (never held whole in memory:
-// a sliding window of 40 ms). src/providers/voice-labels.ts groups segments by it when the transcription provider
-// labels no speakers (docs/decisions.md §9, "Speakers told apart by voice").
+// The loudness and pitch of what each segment of a recording says, read from a PCM WAV as it streams (never held whole
+// in memory: a sliding window of 40 ms). src/providers/voice-labels.ts groups segments by pitch when the transcription
+// provider labels no speakers, and voice-turns.ts finds the pauses where a segment may change voice (docs/decisions.md
+// §9, "Speakers told apart by voice").
 //
-// Per 20 ms frame that falls inside a segment: the frame's loudness (silence is skipped) and its pitch from the
-// autocorrelation of the windowed frame (Boersma's correction for the window; a frame whose best period repeats less
-// than VOICED_CORRELATION is unvoiced and skipped, and so is a pure tone). One FFT (fft.js) gives the power spectrum,
-// for the tone check, and its inverse, the autocorrelation.
+// Per 20 ms frame that falls inside a segment: the frame's loudness, and its pitch from the autocorrelation of the
+// windowed frame (Boersma's correction for the window); a silent frame, a frame whose best period repeats less than
+// VOICED_CORRELATION, and a pure tone have none. One FFT (fft.js) gives the power spectrum, for the tone check, and its
+// inverse, the autocorrelation.
 import type { Readable } from 'node:stream';
 import FFT from 'fft.js';
 import { readWavHeader, type WavInfo } from './wav-header.ts';
@@ -26,15 +27,31 @@ const VOICED_CORRELATION = 0.5;
 const TONE_SHARE = 0.8;
 
 /**
- * For every segment (in the order given) the pitch of each of its voiced frames, in semitones relative to 100 Hz (12
- * per octave; empty when it has none), read from a 16-bit PCM WAV stream; `null` when the stream is not one (another
- * format cannot be read without a decoder).
+ * A segment's frames, one every 20 ms, in time order, silent ones too: each frame's time (seconds), loudness (RMS, full
+ * scale 1) and pitch (semitones relative to 100 Hz; NaN when unvoiced). Three arrays of numbers rather than an object a
+ * frame: a two-hour recording is 360,000 frames.
  */
-export async function readSegmentPitches(
+export interface SegmentFrames {
+  times: number[];
+  levels: number[];
+  pitches: number[];
+}
+
+/** The pitches of the voiced frames among frames `from` to `to` (all by default), in semitones relative to 100 Hz. */
+export function voicedPitches(frames: SegmentFrames, from = 0, to = frames.pitches.length): number[] {
+  return frames.pitches.slice(from, to).filter((pitch) => !Number.isNaN(pitch));
+}
+
+/**
+ * For every segment (in the order given) its frames, silent ones too (where a pause lies tells
+ * src/providers/voice-turns.ts where one voice may hand over to another), read from a 16-bit PCM WAV stream; `null`
+ * when the stream is not one (another format cannot be read without a decoder).
+ */
+export async function readSegmentFrames(
   audio: Readable,
   segments: ReadonlyArray<{ start: number; end: number }>,
   signal?: AbortSignal,
-): Promise<number[][] | null> {
+): Promise<SegmentFrames[] | null> {
   const iterator = audio[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   try {
     const header = await readHeader(iterator);
@@ -51,7 +68,7 @@ export async function readSegmentPitches(
       analysis.push(samples.read(next.value));
       if (analysis.pastLastSegment) break;
     }
-    return analysis.pitches;
+    return analysis.frames;
   } finally {
     await iterator.return?.();
     audio.destroy();
@@ -113,8 +130,8 @@ class FrameAnalysis {
   private readonly minLag: number;
   private readonly maxLag: number;
   private readonly order: number[];
-  /** Each segment's voiced frames' pitches, in semitones relative to 100 Hz. */
-  readonly pitches: number[][];
+  /** Each segment's frames. */
+  readonly frames: SegmentFrames[];
   private pending = new Float32Array(0);
   /** Index in the stream of pending[0]. */
   private pendingStart = 0;
@@ -145,7 +162,7 @@ class FrameAnalysis {
     this.correlation = this.fft.createComplexArray();
     this.windowCorrelation = this.autocorrelationOf(this.window);
     this.order = segments.map((_, i) => i).sort((a, b) => segments[a]!.start - segments[b]!.start);
-    this.pitches = segments.map(() => []);
+    this.frames = segments.map(() => ({ times: [], levels: [], pitches: [] }));
   }
 
   get pastLastSegment(): boolean {
@@ -160,7 +177,7 @@ class FrameAnalysis {
     while (offset + this.frameLength <= joined.length) {
       const centre = (this.pendingStart + offset + this.frameLength / 2) / this.sampleRate;
       const segment = this.segmentAt(centre);
-      if (segment !== undefined) this.readFrame(joined.subarray(offset, offset + this.frameLength), segment);
+      if (segment !== undefined) this.readFrame(joined.subarray(offset, offset + this.frameLength), segment, centre);
       offset += this.hop;
     }
     this.pending = joined.slice(offset);
@@ -179,15 +196,21 @@ class FrameAnalysis {
     return found;
   }
 
-  private readFrame(frame: Float32Array, segment: number): void {
+  private readFrame(frame: Float32Array, segment: number, time: number): void {
     let energy = 0;
     for (let i = 0; i < frame.length; i++) energy += frame[i]! * frame[i]!;
-    if (Math.sqrt(energy / frame.length) < SILENT_RMS) return;
+    const level = Math.sqrt(energy / frame.length);
+    const frames = this.frames[segment]!;
+    frames.times.push(time);
+    frames.levels.push(level);
+    if (level < SILENT_RMS) {
+      frames.pitches.push(NaN);
+      return;
+    }
     this.input.fill(0);
     for (let i = 0; i < frame.length; i++) this.input[i] = frame[i]! * this.window[i]!;
     const pitch = this.pitchOf();
-    if (pitch === null || this.isTone()) return;
-    this.pitches[segment]!.push(12 * Math.log2(pitch / 100));
+    frames.pitches.push(pitch === null || this.isTone() ? NaN : 12 * Math.log2(pitch / 100));
   }
 
   /** The frame's pitch in Hz, or null when unvoiced; leaves the power spectrum in `this.power`. */

@@ -1,7 +1,9 @@
 // Speakers told apart by voice when the transcription provider labels none (docs/decisions.md §9, "Speakers told apart
 // by voice"): a self-hosted Whisper server answers `verbose_json` with no speakers, which leaves every segment
 // `speaker_0` and every "I'll …" without an owner. The recording is read once more from the store, each segment's
-// voice measured (src/providers/segment-pitches.ts), and the segments grouped by pitch.
+// voice measured (src/providers/segment-pitches.ts) and cut at its pauses (voice-turns.ts: a small Whisper runs one
+// person's sentence end and the next person's reply into one segment), and the pieces grouped by pitch; a segment
+// whose pieces have two voices becomes two segments.
 //
 // Why pitch alone: a segment's median pitch is steady for one speaker (within 2 semitones for 95 % of pairs of a
 // speaker's segments, measured on the spoken corpus, BENCHMARKS.md) while the cepstrum of a segment of a few seconds
@@ -11,7 +13,8 @@
 import type { Readable } from 'node:stream';
 import type { VoiceLabelOutcome } from '../metrics/metrics.ts';
 import type { TranscriptionResult, TranscriptSegmentOut } from './types.ts';
-import { readSegmentPitches } from './segment-pitches.ts';
+import { readSegmentFrames, voicedPitches } from './segment-pitches.ts';
+import { piecesOf, splitByVoice } from './voice-turns.ts';
 
 /**
  * Two groups of segment pitches are two voices when their means lie this many pooled standard deviations apart
@@ -25,7 +28,7 @@ const MIN_SEPARATION = 4;
 const MIN_DISTANCE_SEMITONES = 2.75;
 /** A segment with fewer voiced frames (20 ms each) is too short to place a voice; it follows the nearest voice. */
 const RELIABLE_FRAMES = 20;
-/** A voice is a group of at least this many reliable segments (one odd segment is not a person). */
+/** A voice is a group of at least this many reliable pieces of segments (one odd piece is not a person). */
 const MIN_SEGMENTS_PER_VOICE = 2;
 /** At most this many voices: a meeting of more people than that is left to a diarizing provider. */
 const MAX_VOICES = 4;
@@ -48,11 +51,21 @@ export async function labelByVoice(
     audio.destroy();
     return null;
   }
-  const pitches = await readSegmentPitches(audio, segments, signal);
-  if (!pitches) return null;
-  const voices = voicesOf(pitches);
+  const frames = await readSegmentFrames(audio, segments, signal);
+  if (!frames) return null;
+  // Each segment cut at its pauses (voice-turns.ts), so a segment that runs two people's turns together is two pieces.
+  const pieces = piecesOf(frames);
+  const voices = voicesOf(pieces.flat().map((piece) => voicedPitches(piece.frames, piece.from, piece.to)));
   if (!voices) return null;
-  return segments.map((segment, i) => ({ ...segment, speaker: `speaker_${voices[i]}` }));
+  let at = 0;
+  const labelled = segments.flatMap((segment, i) => {
+    const own = voices.slice(at, (at += pieces[i]!.length));
+    return splitByVoice(segment, pieces[i]!, own);
+  });
+  // Numbered again in order of first appearance: a split can put a voice first that the pieces' order did not.
+  const numbering = new Map<number, number>();
+  for (const { voice } of labelled) if (!numbering.has(voice)) numbering.set(voice, numbering.size);
+  return labelled.map(({ voice, ...segment }) => ({ ...segment, speaker: `speaker_${numbering.get(voice)}` }));
 }
 
 /**

@@ -560,7 +560,9 @@ function signedUp(clause: string, text: string, speaker: string | null): Item | 
   return taskItem(speaker, match[1]);
 }
 
-const FIRST_PERSON = /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i shall)\s+(.+)$/iu;
+/** "I'll …"; a promise said twice running ("I will I'll circulate it", a full stop the recogniser left out) is one. */
+const PROMISE = String.raw`(?:i'll|i will|i'm going to|i am going to|i'm gonna|i shall)`;
+const FIRST_PERSON = new RegExp(String.raw`\b${PROMISE}\s+(?:${PROMISE}\s+)*(.+)$`, 'iu');
 
 /**
  * "I'll" as a recogniser often hears it: "then I write the cleanup job myself", "I order more lemons for tomorrow".

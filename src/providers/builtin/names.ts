@@ -39,6 +39,11 @@ const NEVER_NAMES = new Set(
   madam boss mate`.split(/\s+/),
 );
 
+/** A word that is never a person's name ("I", "Monday", "okay"). */
+export function isNeverAName(word: string): boolean {
+  return NEVER_NAMES.has(word.replace(/'s$/i, '').toLowerCase());
+}
+
 function lexiconTags(word: string): string[] {
   const tags = loaded().lexicon[word.toLowerCase()];
   return tags === undefined ? [] : Array.isArray(tags) ? tags : [tags];

@@ -10,8 +10,10 @@
 // Two such clues that disagree about a turn leave it unknown. When the room's participants are known (their display
 // names), a name heard close to one of them is that participant ("Lewis" for Luis), and with exactly two people in
 // the room, a turn that speaks to one is the other's, and between such clues the two take turns (floor.ts). Only
-// people the meeting names own anything: a participant whose name is never said is nobody's answer.
-import { TITLE, introducedName, isTitle, isVocativeName } from './names.ts';
+// people the meeting names own anything: a participant whose name is never said is nobody's answer (a name the
+// recogniser wrote as it heard it, capitalised, counts as said: sounds-like.ts).
+import { TITLE, introducedName, isNeverAName, isTitle, isVocativeName } from './names.ts';
+import { soundsLike } from './sounds-like.ts';
 import { floorHolders } from './floor.ts';
 import type { Turn } from './text.ts';
 
@@ -299,17 +301,23 @@ function labelled(turns: Turn[], clues: Map<number, string>, introduced: Map<str
 
 /**
  * Only people the meeting names are owners (docs/decisions.md §9): a participant whose name nobody says is known
- * only from the room's list, and what they say stays unattributed, as a listener to the meeting would leave it.
+ * only from the room's list, and what they say stays unattributed, as a listener to the meeting would leave it. A
+ * recogniser writes a name it does not know as a word that sounds like it ("Coffee" for Kofi, "Asia" for Aisha),
+ * capitalised where it took it for a name: that still says the name.
  */
 function namedInTheMeeting(speakers: Map<number, string>, turns: Turn[], heard: Set<string>, room: Room): Map<number, string> {
   if (room.people.length === 0) return speakers;
   // "Lena's rota" says Lena.
   const words = new Set(turns.flatMap((turn) => (turn.clauses.join(' ').toLowerCase().match(/[\p{L}'-]+/gu) ?? []).map((word) => word.replace(/'s$/, ''))));
+  // A name the recogniser wrote as it heard it ("Asia" for Aisha, "Clark" for Clarke) still says it: a capitalised word
+  // (the recogniser took it for a name) that sounds like the person's name.
+  const capitalised = new Set(turns.flatMap((turn) => (turn.clauses.join(' ').match(/(?<![\p{L}'])\p{Lu}[\p{L}'-]*/gu) ?? []).filter((word) => !isNeverAName(word))));
   const said = (name: string) => {
     const last = personOf(name);
     const person = room.people.find((person) => person.includes(last));
     if (!person) return true;
-    return heard.has(name.toLowerCase()) || heard.has(last) || person.some((word) => words.has(word));
+    if (heard.has(name.toLowerCase()) || heard.has(last) || person.some((word) => words.has(word))) return true;
+    return person.some((word) => [...capitalised].some((heardWord) => soundsLike(heardWord, word)));
   };
   return new Map([...speakers].filter(([, name]) => said(name)));
 }

@@ -475,6 +475,21 @@ test('as many labels as people in the room, all named but one: the last label is
   expect(items(['Anita', 'Lena', 'Joe', 'Kim'])).toEqual(['Joe: check the stock levels on ward nine', 'Double check the register on Wednesday']);
 });
 
+test('a name the recogniser wrote as it heard it ("Coffee" for Kofi) still says the name; a common word that sounds alike does not', () => {
+  const kitchen = (third: string) =>
+    said([
+      ['speaker_0', 'Helen here. The fridge log is behind again.'],
+      ['speaker_1', "I'll fill in the fridge log before Friday."],
+      ['speaker_0', third],
+      ['speaker_1', 'It was.'],
+    ]);
+  const items = (third: string) => analyzeTranscript({ ...kitchen(third), participants: ['Kofi', 'Helen'] }).actionItems;
+  // speaker_1 is Kofi by elimination; the meeting says his name only as the recogniser wrote it, capitalised.
+  expect(items("Good, that was on Coffee's list from last week.")).toEqual(['Kofi: fill in the fridge log before Friday']);
+  // "the coffee list" is a thing, not a name: Kofi is never said, and the promise stays nobody's.
+  expect(items('Good, that goes on the coffee list from last week.')).toEqual(['Fill in the fridge log before Friday']);
+});
+
 test("a name ending a turn's later sentence is not said to whoever spoke before", () => {
   // "You'll hear from me by Friday, Karen." speaks to Karen (speaker_0), not to Raj, who answered before.
   const renewal = said([
@@ -573,6 +588,8 @@ test('"I\'ll" as a recogniser drops it, after a comma too; "then that\'s yours, 
   // "email" is a verb after "I" (a noun to the tagger on its own); the past is no promise.
   expect(itemsOf(two('Someone should warn the support team.', 'I can take that, I email support this afternoon.'))).toEqual(['Email support this afternoon']);
   expect(itemsOf(two('Is the page live?', 'Yes, I pushed the service page on Friday.'))).toEqual([]);
+  // A promise said twice running, the full stop between them lost: one promise, its task what follows the second.
+  expect(itemsOf(two('We need the agenda before the board meets.', "I will I'll circulate it a week in advance"))).toEqual(['Circulate the agenda a week in advance']);
   // The group told with a deadline, with no "homework:" before it (the recogniser put that on the sentence before).
   expect(itemsOf(two("I'll post the slides tonight, homework.", 'Everyone reads chapter 4 and answers questions 1 to 10 by Monday.'))).toEqual([
     'Post the slides tonight, homework',

@@ -2,7 +2,7 @@
 // PCM WAV and read back as a stream, as the transcription step reads a recording from the store.
 import { Readable } from 'node:stream';
 import { labelByVoice, withVoiceLabels } from '../../../src/providers/voice-labels.ts';
-import { readSegmentPitches } from '../../../src/providers/segment-pitches.ts';
+import { readSegmentFrames, voicedPitches } from '../../../src/providers/segment-pitches.ts';
 import type { TranscriptSegmentOut } from '../../../src/providers/types.ts';
 import { wavStream } from '../../../dev/media-server/wav.ts';
 import { voicedSamples, wavFile, type VoiceLine } from '../../helpers/synthetic-voices.ts';
@@ -47,7 +47,7 @@ test('one voice, its pitch moving by a semitone or two from line to line: no lab
 
 test('the pitch of each voiced frame is measured within a semitone', async () => {
   const { wav, segments } = meeting([110, 220]);
-  const pitches = await readSegmentPitches(streamOf(wav), segments);
+  const pitches = (await readSegmentFrames(streamOf(wav), segments))?.map((frames) => voicedPitches(frames));
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   // Semitones above 100 Hz: 110 Hz is 1.65, 220 Hz 13.65; the intonation adds up to one semitone.
   expect(median(pitches![0]!)).toBeGreaterThan(1.65 - 0.5);
@@ -99,4 +99,55 @@ test('a cancelled transcription stops reading voices', async () => {
   const controller = new AbortController();
   controller.abort();
   await expect(withVoiceLabels({ language: 'en', segments }, async () => streamOf(wav), controller.signal)).rejects.toThrow();
+});
+
+/**
+ * Lines of the given voices with `gap` seconds of silence between them (`voicedSamples` adds 0.15 s at each end of a
+ * line), and the segments a recogniser cut by its own clock: `cuts` are the times its segments end.
+ */
+function conversation(pitches: number[], texts: string[], cuts: number[], seconds = 3, gap = 0.4): { wav: Buffer; segments: TranscriptSegmentOut[] } {
+  const lines: VoiceLine[] = pitches.map((pitchHz, i) => ({ start: i * (seconds + gap), end: i * (seconds + gap) + seconds, pitchHz }));
+  const wav = wavFile(voicedSamples(lines, lines.at(-1)!.end));
+  const starts = [0, ...cuts.slice(0, -1)];
+  return { wav, segments: starts.map((start, i) => ({ start, end: cuts[i]!, text: texts[i]!, speaker: 'speaker_0' })) };
+}
+
+test("a segment that runs one voice's sentence end into another's reply becomes two, cut at the pause and the sentence end", async () => {
+  // Lines (3 s each, 0.7 s of silence between): 0–3 high, 3.4–6.4 low, 6.8–9.8 high, 10.2–13.2 low. The recogniser's
+  // second segment (1.8–8) holds the end of line 1, all of line 2 and the start of line 3.
+  const texts = [
+    'Right, the call is at six thirty at the bridge',
+    'so it is tight. No question, specials are done and the lamb is on. Marco, can you',
+    'ring the supplier about the fish this morning?',
+    'Sure, I will ring them at nine and let you know.',
+  ];
+  const { wav, segments } = conversation([210, 120, 210, 120], texts, [1.8, 8, 10, 13.2]);
+  const labelled = await labelByVoice(streamOf(wav), segments);
+  expect(labelled?.map((s) => [s.speaker, s.text])).toEqual([
+    ['speaker_0', texts[0]],
+    ['speaker_0', 'so it is tight.'],
+    ['speaker_1', 'No question, specials are done and the lamb is on.'],
+    ['speaker_0', 'Marco, can you'],
+    ['speaker_0', texts[2]],
+    ['speaker_1', texts[3]],
+  ]);
+  // The cuts lie in the pauses between the lines (3.0–3.4 and 6.4–6.8, plus the 0.15 s edges of each line).
+  expect(labelled![1]!.end).toBeGreaterThan(2.8);
+  expect(labelled![1]!.end).toBeLessThan(3.6);
+  expect(labelled![3]!.start).toBeGreaterThan(6.2);
+  expect(labelled![3]!.start).toBeLessThan(7);
+  expect(labelled!.map((s) => s.text).join(' ')).toBe(texts.join(' '));
+});
+
+test('a pause inside one voice leaves its segment whole', async () => {
+  const texts = ['We had a good week.', 'Twelve tickets closed. Two left, and both are waiting on the vendor.', 'Thanks, that is clear.', 'One more thing from me.'];
+  // The second segment covers lines 1 and 2, both the low voice, with a 0.7 s pause between them.
+  const { wav, segments } = conversation([210, 120, 120, 210, 120], texts, [3.2, 10, 13.5, 16.6]);
+  const labelled = await labelByVoice(streamOf(wav), segments);
+  expect(labelled?.map((s) => [s.speaker, s.text])).toEqual([
+    ['speaker_0', texts[0]],
+    ['speaker_1', texts[1]],
+    ['speaker_0', texts[2]],
+    ['speaker_1', texts[3]],
+  ]);
 });
