@@ -24,7 +24,7 @@
 // `--participants`: the analyser is also given the room's participants (the script's speakers), as post-meeting
 // processing could. `--hear` labels the segments by voice as the transcription step does (src/providers/voice-labels.ts);
 // `--no-voices` scores them as the recogniser gave them, every segment `speaker_0`; `--voices RENDERED_DIR` measures
-// how well the voices are told apart, against the script. `--as-written`: the spoken meetings' scripts themselves as the
+// how well the voices are told apart, against the script (by segment, and word by word). `--as-written`: the spoken meetings' scripts themselves as the
 // transcript, one segment a line, speakers told apart perfectly (`speaker_N`, never names): what the analyser does
 // with no recogniser in the way, so that a miss can be put down to the recogniser or to the analyser. Results:
 // BENCHMARKS.md.
@@ -339,10 +339,14 @@ async function voices(renderedDir: string): Promise<void> {
   let rightCount = 0;
   let pure = 0;
   let segments = 0;
+  let wordsRight = 0;
+  let wordsAligned = 0;
   let readMs = 0;
   let audioSeconds = 0;
   // The meetings rendered to the directory (a new batch may be rendered on its own).
-  const meetings = loadSpokenCorpus().filter((meeting) => existsSync(join(renderedDir, `${meeting.id}.wav`)));
+  const meetings = loadSpokenCorpus().filter(
+    (meeting) => existsSync(join(renderedDir, `${meeting.id}.wav`)) && (values.set === 'all' || meeting.set === values.set),
+  );
   for (const meeting of meetings) {
     const rendered = JSON.parse(readFileSync(join(renderedDir, `${meeting.id}.json`), 'utf8')) as {
       duration_s: number;
@@ -367,12 +371,52 @@ async function voices(renderedDir: string): Promise<void> {
       pure += Math.max(...counts.values());
     }
     segments += labelledSegments.length;
+    const byWord = wordsInTheirVoice(meeting.script ?? [], labelledSegments);
+    wordsRight += byWord.right;
+    wordsAligned += byWord.aligned;
     console.log(`${meeting.id}: ${new Set(found).size} voices for ${speakers} speakers`);
   }
   console.log(
     `voices: the right number in ${rightCount} of ${meetings.length} meetings; ${pure} of ${segments} segments in the group of their ` +
-      `own speaker; reading the pitch ${(readMs / audioSeconds).toFixed(1)} ms per second of audio`,
+      `own speaker; ${wordsRight} of ${wordsAligned} words heard as said (${pct(wordsRight / Math.max(1, wordsAligned))}) under the label ` +
+      `most of their speaker's words are under; reading the pitch ${(readMs / audioSeconds).toFixed(1)} ms per second of audio`,
   );
+}
+
+/**
+ * Word by word, whose voice a label holds: the heard words aligned to the script's (the longest common subsequence of
+ * the two, in lower case), each aligned word's label against the speaker who said it; a label counts as the speaker
+ * most of its aligned words belong to. Segment times cannot say this: a recogniser's times drift by a second.
+ */
+function wordsInTheirVoice(script: ReadonlyArray<{ speaker: string; text: string }>, heard: ReadonlyArray<{ speaker: string; text: string }>): { right: number; aligned: number } {
+  const wordsOf = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? [];
+  const said = script.flatMap((line) => wordsOf(line.text).map((word) => ({ word, who: line.speaker })));
+  const got = heard.flatMap((segment) => wordsOf(segment.text).map((word) => ({ word, who: segment.speaker })));
+  // lcs[i][j]: the longest common subsequence of said[i..] and got[j..].
+  const lcs = Array.from({ length: said.length + 1 }, () => new Uint16Array(got.length + 1));
+  for (let i = said.length - 1; i >= 0; i--) {
+    for (let j = got.length - 1; j >= 0; j--) {
+      lcs[i]![j] = said[i]!.word === got[j]!.word ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    }
+  }
+  const tally = new Map<string, Map<string, number>>();
+  for (let i = 0, j = 0; i < said.length && j < got.length; ) {
+    if (said[i]!.word === got[j]!.word) {
+      const counts = tally.get(got[j]!.who) ?? new Map<string, number>();
+      counts.set(said[i]!.who, (counts.get(said[i]!.who) ?? 0) + 1);
+      tally.set(got[j]!.who, counts);
+      i++;
+      j++;
+    } else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) i++;
+    else j++;
+  }
+  let right = 0;
+  let aligned = 0;
+  for (const counts of tally.values()) {
+    right += Math.max(...counts.values());
+    for (const count of counts.values()) aligned += count;
+  }
+  return { right, aligned };
 }
 
 /**

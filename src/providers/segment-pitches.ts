@@ -15,7 +15,8 @@ import { readWavHeader, type WavInfo } from './wav-header.ts';
 const HEADER_PROBE_BYTES = 64 * 1024;
 const WAV_PCM = 1;
 const FRAME_SECONDS = 0.04;
-const HOP_SECONDS = 0.02;
+/** A frame every 20 ms (voice-turns.ts counts pauses and speech in frames). */
+export const HOP_SECONDS = 0.02;
 /** Pitch searched between these (speech: about 70 Hz for a low male voice to 400 Hz for a child's). */
 const MIN_PITCH_HZ = 60;
 const MAX_PITCH_HZ = 400;

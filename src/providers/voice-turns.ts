@@ -5,7 +5,7 @@
 // leave a pause between turns, and the recording shows it: a segment is cut at its pauses into pieces, each piece is
 // given a voice by its pitch (voice-labels.ts), and where the voice changes at a pause the segment becomes two, its
 // words shared out by how long each side speaks and the cut moved to the nearest sentence end.
-import type { SegmentFrames } from './segment-pitches.ts';
+import { HOP_SECONDS, type SegmentFrames } from './segment-pitches.ts';
 import type { TranscriptSegmentOut } from './types.ts';
 
 /**
@@ -18,8 +18,6 @@ const MIN_PAUSE_SECONDS = 0.45;
 const MIN_PIECE_SPEECH_SECONDS = 0.6;
 /** A frame this far below the segment's loud frames is pause (a recording's floor is rarely digital silence). */
 const PAUSE_BELOW_DB = 35;
-/** The frames' step (segment-pitches.ts reads a frame every 20 ms). */
-const HOP_SECONDS = 0.02;
 /** How many words from the cut a sentence's end may lie and still be where the cut goes. */
 const SNAP_WORDS = 3;
 

@@ -3,6 +3,7 @@
 import { Readable } from 'node:stream';
 import { labelByVoice, withVoiceLabels } from '../../../src/providers/voice-labels.ts';
 import { readSegmentFrames, voicedPitches } from '../../../src/providers/segment-pitches.ts';
+import { piecesOf, splitByVoice } from '../../../src/providers/voice-turns.ts';
 import type { TranscriptSegmentOut } from '../../../src/providers/types.ts';
 import { wavStream } from '../../../dev/media-server/wav.ts';
 import { voicedSamples, wavFile, type VoiceLine } from '../../helpers/synthetic-voices.ts';
@@ -150,4 +151,23 @@ test('a pause inside one voice leaves its segment whole', async () => {
     ['speaker_0', texts[2]],
     ['speaker_1', texts[3]],
   ]);
+});
+
+test('a segment is shared out by speech and cut at the nearest sentence end, else a comma; one word stays whole under the voice that speaks most', () => {
+  // 100 frames of 20 ms: 30 of speech, a 25-frame pause, 45 of speech; pitch 0 before the pause, 12 after.
+  const frames = { times: [] as number[], levels: [] as number[], pitches: [] as number[] };
+  for (let i = 0; i < 100; i++) {
+    const silent = i >= 30 && i < 55;
+    frames.times.push(i * 0.02);
+    frames.levels.push(silent ? 0 : 0.3);
+    frames.pitches.push(silent ? NaN : i < 30 ? 0 : 12);
+  }
+  const pieces = piecesOf([frames])[0]!;
+  expect(pieces).toHaveLength(2);
+  const segment = { start: 0, end: 2, text: '', speaker: 'speaker_0' };
+  const split = (text: string) => splitByVoice({ ...segment, text }, pieces, [0, 1]).map((s) => [s.voice, s.text]);
+  // 30 of 75 speech frames: 4 of 10 words; the sentence ends after the third.
+  expect(split('we are done then. Okay I will take the next one')).toEqual([[0, 'we are done then.'], [1, 'Okay I will take the next one']]);
+  expect(split('we are done, then okay I will take the next one')).toEqual([[0, 'we are done,'], [1, 'then okay I will take the next one']]);
+  expect(split('okay')).toEqual([[1, 'okay']]);
 });
