@@ -1,7 +1,7 @@
 // Whether a word the recogniser wrote may be a participant's name it misheard ("Coffee" for Kofi, "Clear" for Claire,
 // "John" for Jun, "Thomas" for Tomasz): the two sound alike by Double Metaphone (the `double-metaphone` package, the
 // standard phonetic key for English names: each word gets a primary and an alternate key). Letters alone miss these:
-// "Coffee" and "Kofi" are four edits apart, and "Clark" and "Clarke" one; the sound is what the recogniser kept.
+// "Coffee" and "Kofi" are four edits apart, as far as "Coffee" and "Cliff"; the sound is what the recogniser kept.
 import { doubleMetaphone } from 'double-metaphone';
 
 /** Keys this short ("T", "N") are shared by too many words ("an", "in", "one" all sound like "N"). */

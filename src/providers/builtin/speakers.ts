@@ -309,15 +309,14 @@ function namedInTheMeeting(speakers: Map<number, string>, turns: Turn[], heard: 
   if (room.people.length === 0) return speakers;
   // "Lena's rota" says Lena.
   const words = new Set(turns.flatMap((turn) => (turn.clauses.join(' ').toLowerCase().match(/[\p{L}'-]+/gu) ?? []).map((word) => word.replace(/'s$/, ''))));
-  // A name the recogniser wrote as it heard it ("Asia" for Aisha, "Clark" for Clarke) still says it: a capitalised word
-  // (the recogniser took it for a name) that sounds like the person's name.
-  const capitalised = new Set(turns.flatMap((turn) => (turn.clauses.join(' ').match(/(?<![\p{L}'])\p{Lu}[\p{L}'-]*/gu) ?? []).filter((word) => !isNeverAName(word))));
+  // Capitalised: the recogniser took it for a name.
+  const capitalised = [...new Set(turns.flatMap((turn) => (turn.clauses.join(' ').match(/(?<![\p{L}'])\p{Lu}[\p{L}'-]*/gu) ?? []).filter((word) => !isNeverAName(word))))];
   const said = (name: string) => {
     const last = personOf(name);
     const person = room.people.find((person) => person.includes(last));
     if (!person) return true;
     if (heard.has(name.toLowerCase()) || heard.has(last) || person.some((word) => words.has(word))) return true;
-    return person.some((word) => [...capitalised].some((heardWord) => soundsLike(heardWord, word)));
+    return person.some((word) => capitalised.some((heardWord) => soundsLike(heardWord, word)));
   };
   return new Map([...speakers].filter(([, name]) => said(name)));
 }
