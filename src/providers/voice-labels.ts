@@ -26,10 +26,10 @@ const MIN_SEPARATION = 4;
  * groups, the closest two voices of the spoken corpus (a low female voice and a male one) lie 3.1 apart.
  */
 const MIN_DISTANCE_SEMITONES = 2.75;
-/** A segment with fewer voiced frames (20 ms each) is too short to place a voice; it follows the nearest voice. */
+/** A piece with fewer voiced frames (20 ms each) is too short to place a voice; it follows the voice before it. */
 const RELIABLE_FRAMES = 20;
 /** A voice is a group of at least this many reliable pieces of segments (one odd piece is not a person). */
-const MIN_SEGMENTS_PER_VOICE = 2;
+const MIN_PIECES_PER_VOICE = 2;
 /** At most this many voices: a meeting of more people than that is left to a diarizing provider. */
 const MAX_VOICES = 4;
 
@@ -47,7 +47,8 @@ export async function labelByVoice(
   segments: readonly TranscriptSegmentOut[],
   signal?: AbortSignal,
 ): Promise<TranscriptSegmentOut[] | null> {
-  if (segments.length < 2 * MIN_SEGMENTS_PER_VOICE) {
+  // Too few segments to hold two people's turns: the recording is not read.
+  if (segments.length < 2 * MIN_PIECES_PER_VOICE) {
     audio.destroy();
     return null;
   }
@@ -69,15 +70,15 @@ export async function labelByVoice(
 }
 
 /**
- * The voice index of each segment, from its voiced frames' pitches, numbered in order of first appearance; null when
- * there are fewer than two voices.
+ * The voice index of each piece (voice-turns.ts), from its voiced frames' pitches, numbered in order of first
+ * appearance; null when there are fewer than two voices.
  */
-export function voicesOf(segmentPitches: ReadonlyArray<readonly number[]>): number[] | null {
-  const pitches = segmentPitches.map((frames) => (frames.length ? median(frames) : null));
-  const reliable = segmentPitches.flatMap((frames, i) => (frames.length >= RELIABLE_FRAMES ? [pitches[i]!] : []));
+function voicesOf(piecePitches: ReadonlyArray<readonly number[]>): number[] | null {
+  const pitches = piecePitches.map((frames) => (frames.length ? median(frames) : null));
+  const reliable = piecePitches.flatMap((frames, i) => (frames.length >= RELIABLE_FRAMES ? [pitches[i]!] : []));
   const groups = pitchGroups(reliable);
   if (groups.length < 2 || groups.length > MAX_VOICES) return null;
-  // Each segment joins the group nearest its pitch; one without voiced audio stays with the voice before it.
+  // Each piece joins the group nearest its pitch; one without voiced audio stays with the voice before it.
   const raw: number[] = [];
   pitches.forEach((pitch, i) => {
     raw[i] = pitch === null ? (raw[i - 1] ?? -1) : nearestGroup(groups, pitch);
@@ -93,7 +94,7 @@ export function voicesOf(segmentPitches: ReadonlyArray<readonly number[]>): numb
 
 /**
  * The pitches split into voices, each as its [low, high]. First split: a group is cut where the two sides lie furthest
- * apart (Otsu's criterion on sorted values), as long as both sides have MIN_SEGMENTS_PER_VOICE and lie
+ * apart (Otsu's criterion on sorted values), as long as both sides have MIN_PIECES_PER_VOICE and lie
  * MIN_DISTANCE_SEMITONES apart. Then merge: two neighbouring groups that are not clearly apart (MIN_SEPARATION pooled
  * standard deviations of the two) are one voice, closest first. Splitting first and judging pairs after lets three
  * voices be found even where the first cut leaves two of them on one side.
@@ -119,7 +120,7 @@ function pitchGroups(pitches: number[]): Array<[number, number]> {
 /** The cut of sorted values that leaves the two sides furthest apart, or null when no cut leaves two possible voices. */
 function split(sorted: number[]): [number[], number[]] | null {
   let best: { at: number; between: number } | null = null;
-  for (let at = MIN_SEGMENTS_PER_VOICE; at <= sorted.length - MIN_SEGMENTS_PER_VOICE; at++) {
+  for (let at = MIN_PIECES_PER_VOICE; at <= sorted.length - MIN_PIECES_PER_VOICE; at++) {
     const between = at * (sorted.length - at) * (mean(sorted.slice(at)) - mean(sorted.slice(0, at))) ** 2;
     if (!best || between > best.between) best = { at, between };
   }

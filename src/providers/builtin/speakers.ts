@@ -307,10 +307,13 @@ function labelled(turns: Turn[], clues: Map<number, string>, introduced: Map<str
  */
 function namedInTheMeeting(speakers: Map<number, string>, turns: Turn[], heard: Set<string>, room: Room): Map<number, string> {
   if (room.people.length === 0) return speakers;
+  const texts = turns.map((turn) => turn.clauses.join(' '));
   // "Lena's rota" says Lena.
-  const words = new Set(turns.flatMap((turn) => (turn.clauses.join(' ').toLowerCase().match(/[\p{L}'-]+/gu) ?? []).map((word) => word.replace(/'s$/, ''))));
+  const words = new Set(texts.flatMap((text) => (text.toLowerCase().match(/[\p{L}'-]+/gu) ?? []).map((word) => word.replace(/'s$/, ''))));
   // Capitalised: the recogniser took it for a name.
-  const capitalised = [...new Set(turns.flatMap((turn) => (turn.clauses.join(' ').match(/(?<![\p{L}'])\p{Lu}[\p{L}'-]*/gu) ?? []).filter((word) => !isNeverAName(word))))];
+  const capitalised = [...new Set(texts.flatMap((text) => (text.match(/(?<![\p{L}'])\p{Lu}[\p{L}'-]*/gu) ?? []).filter((word) => !isNeverAName(word))))];
+  // Asked once per name, not once per turn: a long meeting has hundreds of turns and few people.
+  const answers = new Map<string, boolean>();
   const said = (name: string) => {
     const last = personOf(name);
     const person = room.people.find((person) => person.includes(last));
@@ -318,7 +321,11 @@ function namedInTheMeeting(speakers: Map<number, string>, turns: Turn[], heard: 
     if (heard.has(name.toLowerCase()) || heard.has(last) || person.some((word) => words.has(word))) return true;
     return person.some((word) => capitalised.some((heardWord) => soundsLike(heardWord, word)));
   };
-  return new Map([...speakers].filter(([, name]) => said(name)));
+  const saidOnce = (name: string) => {
+    if (!answers.has(name)) answers.set(name, said(name));
+    return answers.get(name)!;
+  };
+  return new Map([...speakers].filter(([, name]) => saidOnce(name)));
 }
 
 /**
