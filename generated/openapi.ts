@@ -1793,7 +1793,9 @@ export interface components {
              * @description The provider's speaker label (OpenAI's `diarized_json` gives `A`, `B`, …; Deepgram's speaker numbers become
              *     `speaker_0`, `speaker_1`, …). When the provider gives no label, a 16-bit PCM WAV recording's segments are
              *     labelled by voice, `speaker_0` for the first voice heard, `speaker_1` for the next (two voices of one pitch
-             *     range share a label); any other recording, or a single voice, gives `speaker_0` for every segment
+             *     range share a label); a provider's segment that runs two voices together is then split where the voice
+             *     changes at a pause, so such a transcript may hold more segments than the provider returned (the words are
+             *     the provider's, in its order). Any other recording, or a single voice, gives `speaker_0` for every segment
              *     (docs/decisions.md §9, "Speakers told apart by voice"). Never null.
              */
             speaker: string;
