@@ -14,13 +14,16 @@
 //   third-person           "Mei will update the runbook", "Sarah's going to …" (a named person), "the clerk will
 //                          mail the letter" (a role; not an outside party: "the customer will …" is a prediction)
 //   first person           "I'll write the postmortem by thursday" → the speaker, when the meeting names them; "I
-//                          email support this afternoon" as a recogniser drops "'ll" (with a time still to come)
-//   assignments to a class "for homework read pages …", "everyone reads chapter four … by Monday"
+//                          email support this afternoon" as a recogniser drops "'ll" (with a time still to come);
+//                          "I'll be there, and I'll file …" (the promise with a task); "I'll have the quotes in by
+//                          Friday"; an offer with its time: "I can send the photos tonight", "let me … by Monday"
+//   assignments to a class "for homework read pages …", "everyone reads chapter four … by Monday", "everybody needs to
+//                          finalise their scores by Friday"
 // Left out: "I'll be honest/quick" (no task), predictions and hedges ("will probably", "might", "maybe"), conditions
 // ("if we …"), reported speech ("Helen said she'll …"), questions nobody accepted, declined requests, offers nobody
-// takes up ("I can drive"), standing rules ("please always sign in"), the past ("Tom sent …": no future form), tasks
-// with nothing concrete in them ("I'll do that" unless it accepts a request). Owners are names the meeting gives, never
-// a recogniser's label (`speaker_0`).
+// takes up and that say no time ("I can drive"), standing rules ("please always sign in"), the past ("Tom sent …": no
+// future form), tasks with nothing concrete in them ("I'll do that" unless it accepts a request). Owners are names the
+// meeting gives, never a recogniser's label (`speaker_0`).
 import { TITLE, displayName, isBaseVerb, isVerbAfterI, isCapitalisedName, isLooseName, isRoleWord, isStrictName, isTitle, isVocativeName, startsWithVerb } from './names.ts';
 import { leadingNoiseOff, ON_A_CONDITION } from '../action-item-check.ts';
 import { withAntecedent } from './antecedents.ts';
@@ -112,6 +115,7 @@ function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext,
     thenNamed(bare) ??
     signedUp(clause, text, speaker) ??
     firstPerson(clause, text, speaker, turn, context) ??
+    datedOffer(clause, text, speaker) ??
     classAssignment(text) ??
     acceptedInstruction(clause, text, turn, at, context, consumed);
   return item && { ...item, me: item.me ?? speaker };
@@ -168,7 +172,7 @@ function assignment(text: string, turn: Turn, at: number, context: MeetingContex
   return undefined;
 }
 
-const NEED = /\b(?:(?:someone|somebody|we|you)\s+(?:has to|have to|needs? to|should|must|gotta|got to|need to)|(?:we|i) need (?:someone|somebody) to)\s+(.+)$/iu;
+const NEED = /\b(?:(?:someone|somebody|we|you)\s+(?:has to|have to|needs? to|should|must|gotta|got to|need to)|(?:we|i) need (?:someone|somebody) to|should (?:someone|somebody|we))\s+(.+)$/iu;
 
 /**
  * What "it" stands for in "assign it to Nadia" or "I'll do it": the task an earlier clause said someone has to do, or
@@ -288,7 +292,7 @@ const GROUP_REQUESTEE = /^(?:you|someone|somebody|anyone|anybody|staff)$/i;
 /** A name said after the request: "can you do the slides, Tom?". */
 const TRAILING_VOCATIVE = new RegExp(String.raw`,\s*${NAME}\s*$`, 'u');
 const ACCEPT =
-  /^(?:sure|yes|yeah|yep|yup|ok|okay|of course|absolutely|definitely|certainly|no problem|no worries|will do|on it|can do|happy to|i can|i will|i'll|i'm on it|got it|you got it|consider it done|leave it with me|leave that with me|not at all|fine|deal|me)\b/i;
+  /^(?:sure|yes|yeah|yep|yup|ok|okay|of course|absolutely|definitely|certainly|no problem|no worries|will do|on it|can do|happy to|i can|i will|i'll|i'm on it|got it|you got it|consider it done|leave it with me|leave that with me|not at all|fine|deal|me|i suppose so|go on then)\b/i;
 const DECLINE = /\b(?:not sure|can't|cannot|no time|don't|won't|not this|but|probably|maybe)\b/i;
 
 /** "would you mind calling the landlord" asks for "calling the landlord". */
@@ -569,12 +573,26 @@ const FIRST_PERSON = new RegExp(String.raw`\b${PROMISE}\s+(?:${PROMISE}\s+)*(.+)
  * Read as a promise only with a time still to come (or "myself") and a verb that does something.
  */
 const FIRST_PERSON_HEARD = /(?:^|,\s+)(?:then\s+|so\s+|and\s+)?i\s+(?!(?:think|guess|hope|know|mean|want|need|like|love|hate|feel|believe|suppose|agree|see|wonder|remember|forget|am|was|have|had|do|did|can|could|would|should|might|must|may)\b)(\p{L}+\b.*)$/iu;
-const STILL_TO_COME = /\b(?:tomorrow|tonight|later|this (?:afternoon|evening|weekend|week)|next (?:week|month|monday|tuesday|wednesday|thursday|friday)|for tomorrow|by (?:monday|tuesday|wednesday|thursday|friday|the end)|before (?:lunch|noon|monday|tuesday|wednesday|thursday|friday)|first thing|myself)\b/i;
+const STILL_TO_COME = /\b(?:tomorrow|tonight|later|today|this (?:morning|afternoon|evening|weekend|week)|next (?:week|month|monday|tuesday|wednesday|thursday|friday)|for tomorrow|by (?:monday|tuesday|wednesday|thursday|friday|the end)|(?:on|before) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|before (?:lunch|noon|the \p{L}+)|after (?:lunch|practice|school|service|work|the break)|straight (?:after|away)|right away|first thing|myself)\b/iu;
 
-function firstPerson(clause: string, text: string, speaker: string | null, turn: Turn, context: MeetingContext): Item | undefined {
+/** Where a clause makes another promise: "I'll be there, and I'll file …". */
+const NEXT_PROMISE = new RegExp(String.raw`,\s*(?:(?:and|then|so)\s+)?(?=${PROMISE}\s)`, 'iu');
+/** ", and if they don't answer, I'll phone …": a condition opening a later clause holds for what follows it. */
+const LATER_CONDITION = /,\s*(?:(?:and|but|or)\s+)?(?:if|unless|when|once|in case)\s.*$/iu;
+
+function firstPerson(clause: string, said: string, speaker: string | null, turn: Turn, context: MeetingContext): Item | undefined {
+  const promiseFirst = FIRST_PERSON.exec(said);
+  const text = promiseFirst && !ON_A_CONDITION.test(said.slice(0, promiseFirst.index)) ? said.replace(LATER_CONDITION, '') : said;
+  // "I'll be there, and I'll file four hundred words by nine": a promise with no task gives way to the next one.
+  const promises = text.split(NEXT_PROMISE);
+  const first = promises.length > 1 ? FIRST_PERSON.exec(promises[0]) : null;
+  if (first && !taskItem(null, first[1]) && !NOT_A_COMMITMENT_BEFORE.test(promises[0])) {
+    return firstPerson(clause, promises.slice(1).join(', '), speaker, turn, context);
+  }
+  const promised = FIRST_PERSON.exec(text);
   const heard = FIRST_PERSON_HEARD.exec(text);
   const match =
-    FIRST_PERSON.exec(text) ?? (heard && STILL_TO_COME.test(heard[1]) && !/\bevery\b/i.test(heard[1]) && isVerbAfterI(heard[1]) ? heard : null);
+    promised ?? (heard && STILL_TO_COME.test(heard[1]) && !/\bevery\b/i.test(heard[1]) && isVerbAfterI(heard[1]) ? heard : null);
   if (!match || NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index)) || isQuestion(clause) || ON_A_CONDITION.test(match[1])) {
     return undefined;
   }
@@ -590,6 +608,17 @@ function firstPerson(clause: string, text: string, speaker: string | null, turn:
   const deadline = pointing?.[1] ? deadlineIn(pointing[1]) : undefined;
   const task = needed ? `${needed}${deadline ? ` ${deadline}` : ''}` : match[1];
   return taskItem(owner, task, { you: you === owner ? null : you, before: text.slice(0, match.index) });
+}
+
+/** "I can send the photos tonight", "let me book that for the weekend after next": an offer with its time is a promise. */
+const OFFER_NOW = /^(?:(?:but|and|so|well|then|or),?\s+)?(?:i can|i'm happy to|i am happy to|happy to|let me)\s+(.+)$/iu;
+
+function datedOffer(clause: string, text: string, speaker: string | null): Item | undefined {
+  const offer = OFFER_NOW.exec(text);
+  if (!offer || isQuestion(clause) || ON_A_CONDITION.test(offer[1])) return undefined;
+  const task = cleanTask(offer[1]);
+  if (!deadlineIn(task) && !STILL_TO_COME.test(task)) return undefined;
+  return taskItem(speaker, offer[1]);
 }
 
 /** A turn that asks someone for something or a question: "can you …", "I need the schedule", "please …", "…?". */
@@ -621,7 +650,7 @@ const REPLIES = /^(?:yes|yeah|yep|sure|ok|okay|no|nope|sorry|i'm sorry|i can't|i
 
 const CLASS_ASSIGNMENT = /\b(?:for homework|for next (?:week|class|time|lesson)|for tomorrow|before next class|(?:your )?homework is(?: to)?|homework(?=\s*:)|(for (?:next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)))[,:]?\s+(.+)$/iu;
 /** "Homework: everyone reads chapter four and answers …": the class is told, the task is "read … and answer …". */
-const GROUP_SUBJECT = /^(?:everyone|everybody|all of you|you all|each of you|every student|each student)\s+(.+)$/iu;
+const GROUP_SUBJECT = /^(?:everyone|everybody|all of you|you all|each of you|every student|each student)\s+(?:(?:needs to|has to|must|should)\s+)?(.+)$/iu;
 
 function forTheGroup(phrase: string): string {
   const told = GROUP_SUBJECT.exec(phrase);
@@ -637,7 +666,7 @@ function classAssignment(text: string): Item | undefined {
   // "Everyone reads chapter four and answers questions one to ten by Monday": the group told, with its deadline.
   if (GROUP_SUBJECT.test(text) && deadlineIn(text) && !isQuestion(text)) {
     const told = forTheGroup(text);
-    if (isBaseVerb(told.split(/\s+/)[0])) return taskItem(null, told);
+    if (isBaseVerb(told.split(/\s+/)[0]) || startsWithVerb(told)) return taskItem(null, told);
   }
   const match = CLASS_ASSIGNMENT.exec(text);
   const told = match ? forTheGroup(match[2]) : undefined;
@@ -671,7 +700,7 @@ const EMPTY_WORDS = new Set(
   each every today tonight tomorrow week weekend month year next last morning afternoon evening day days end soon
   later now asap first time again also just too well please thanks ok okay right done monday tuesday wednesday
   thursday friday saturday sunday january february march april may june july august september october november
-  december lunch while bit care`.split(/\s+/),
+  december lunch while bit care everything anything nothing`.split(/\s+/),
 );
 
 /**
@@ -714,6 +743,8 @@ function thirdPerson(item: Item): string {
 const LEADING_ADVERBS = /^(?:(?:also|just|quickly|definitely|then|still|go ahead and|go and|make sure to|be sure to|try and)\s+)+/i;
 const CUT_AT = [
   /\s+(?:but|because|since|although|though|otherwise|unless)\b.*$/i,
+  // "… this weekend, if nobody minds": asking leave, not a condition of the task.
+  /,?\s+(?:and\s+)?if (?:nobody|no one|anyone|anybody|that's|that is|it's|it is)\b.*$/i,
   /,?\s+(?:she|he|they)\s+(?:did|does|is|was|has|had|said|will|can|handles?|knows?)\b.*$/i,
   // "… tomorrow, he's over that way anyway": why, not what.
   /,\s*(?:she|he|they|it)(?:'s|'re|'ll|'d)\s.*$/i,
@@ -751,7 +782,8 @@ function isTask(task: string, options: { noun?: boolean; toOthers?: boolean } = 
     // "go over the statistics", "go through the prices": to review, a task; "go" alone is not.
     if (head === 'go' && (words[1] === 'over' || words[1] === 'through')) return words.slice(2).some((w) => !EMPTY_WORDS.has(w));
     // "have the slides ready by Monday": something to get done, not "have a chat".
-    if (head === 'have' && words.some((w) => GOT_DONE.has(w))) return words.slice(1).some((w) => !EMPTY_WORDS.has(w) && !GOT_DONE.has(w));
+    // "have two more quotes in by the end of next week", "have the revised quote to you by Friday": due, so delivered.
+    if (head === 'have' && (words.some((w) => GOT_DONE.has(w)) || deadlineIn(task))) return words.slice(1).some((w) => !EMPTY_WORDS.has(w) && !GOT_DONE.has(w));
     // "tell you a story" says nothing to do; "tell the servers to stop …" passes an instruction on.
     const passesOn = head === 'tell' && TELL_TO.test(task);
     if ((NOT_TASK_HEADS.has(head) && !passesOn && !(options.toOthers && SELF_ONLY_HEADS.has(head))) || IN_MEETING.test(task)) return false;

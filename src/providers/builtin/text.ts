@@ -16,9 +16,20 @@ export function turnsOf(input: { text: string; segments: ReadonlyArray<{ text: s
       ? joinBrokenSentences(input.segments)
       : splitClauses(input.text).map((text) => ({ text, speaker: null as string | null }));
   return sources
-    .map((source) => ({ speaker: source.speaker, clauses: splitClauses(source.text) }))
+    .map((source) => ({ speaker: source.speaker, clauses: splitClauses(byAsSaid(source.text)) }))
     .filter((turn) => turn.clauses.length > 0)
     .map((turn, index) => ({ ...turn, index }));
+}
+
+const DAY = String.raw`(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)`;
+/**
+ * "by" as a small recogniser hears it before a day: "send them over my Friday.", "the docks I Wednesday", "in my end of
+ * next week". "my" only where the day ends the phrase ("swap my Sunday shift" is the speaker's own Sunday).
+ */
+const BY_MISHEARD = new RegExp(String.raw`\b(?:I\s+(?=(?:next\s+)?${DAY}\b|the end of\b)|my\s+(?=(?:next\s+)?${DAY}\s*(?:[.,!?]|$|I'll\b)|end of\b))`, 'giu');
+
+function byAsSaid(text: string): string {
+  return text.replace(BY_MISHEARD, 'by ');
 }
 
 /**

@@ -656,3 +656,45 @@ test('"you\'re in charge of …", "that\'s you" and "that\'s on me" hand over wh
   expect(itemsOf(three('Wonderful, thank you Aisha.', 'Sure.'))).toEqual([]);
   expect(itemsOf(three('Get Priya to take the keys round tomorrow, she\'s over that way anyway.'))).toEqual(['Priya: take the keys round tomorrow']);
 });
+
+test('a promise after one with no task, an offer with its time, "have … by Friday", the group told what it needs to do', () => {
+  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
+  // "I'll be there" has no task; the promise after it has.
+  expect(itemsOf(two('The council meets tonight.', "I'll be there, and I'll file four hundred words by nine."))).toEqual(['File four hundred words by nine']);
+  // A condition opening a later clause holds for what follows it: the first promise stands, the second waits.
+  expect(itemsOf(two("That one's yours.", "I'll chase the lender tomorrow, and if they don't answer I'll phone their director on Friday."))).toEqual([
+    'Chase the lender tomorrow',
+  ]);
+  // An offer with its time is a promise, with "if nobody minds" left out; one without a time is still no item.
+  expect(itemsOf(two('We need entry forms.', 'I can design the entry forms this weekend, if nobody minds.'))).toEqual(['Design the entry forms this weekend']);
+  expect(itemsOf(two('We need photos of the floor.', 'I can send the photos tonight.'))).toEqual(['Send the photos tonight']);
+  expect(itemsOf(two('We need photos of the floor.', 'I can send the photos.'))).toEqual([]);
+  expect(itemsOf(two('Are we done?', 'I can catch everything for today.'))).toEqual([]);
+  // "have" with a deadline is something delivered; "have a chat" is not.
+  expect(itemsOf(two('Audit wants two other quotes.', "I'll have two more quotes in by the end of next week."))).toEqual([
+    'Have two more quotes in by the end of next week',
+  ]);
+  expect(itemsOf(two('Audit wants two other quotes.', "I'll have a chat with them."))).toEqual([]);
+  // "Everybody needs to …" with its deadline is the group's.
+  expect(itemsOf(two('One last thing. Everybody needs to finalise their scores by Friday.', 'Good.'))).toEqual(['Finalise their scores by Friday']);
+  // "Should someone …?" asks for a task that "I'll do that" takes on; "go on then" accepts.
+  expect(itemsOf(two('Should someone put the date up on the notice board?', "I'll do that tomorrow."))).toEqual([
+    'Put the date up on the notice board tomorrow',
+  ]);
+  expect(itemsOf(two('Sanjay, would you ring the library and reserve their reading group set?', 'Go on then.'))).toEqual([
+    'Sanjay: ring the library and reserve their reading group set',
+  ]);
+});
+
+test('a recogniser\'s slips: "I" for "I\'ll" before a time still to come, "my Friday" and "I Wednesday" for "by"', () => {
+  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
+  expect(itemsOf(two('How is the model?', 'On our side, I update the runway model before the board meeting.'))).toEqual([
+    'Update the runway model before the board meeting',
+  ]);
+  expect(itemsOf(two('Churn looks high.', "Leave that with me, I'll pull the cohort numbers together and send them over my Friday."))).toEqual([
+    'Pull the cohort numbers together and send them over by Friday',
+  ]);
+  expect(itemsOf(two('The docks too.', "I'll send a written quote with the docks I Wednesday."))).toEqual(['Send a written quote with the docks by Wednesday']);
+  // "my Sunday shift" is the speaker's own Sunday.
+  expect(itemsOf(two('Who covers?', "I'll swap my Sunday shift with Dana tomorrow."))).toEqual(['Swap my Sunday shift with Dana tomorrow']);
+});
