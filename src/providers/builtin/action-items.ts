@@ -172,7 +172,7 @@ function assignment(text: string, turn: Turn, at: number, context: MeetingContex
   return undefined;
 }
 
-const NEED = /\b(?:(?:someone|somebody|we|you)\s+(?:has to|have to|needs? to|should|must|gotta|got to|need to)|(?:we|i) need (?:someone|somebody) to|should (?:someone|somebody|we))\s+(.+)$/iu;
+const NEED = /\b(?:(?:someone|somebody|we|you)\s+(?:has to|have to|needs? to|should|must|gotta|got to|need to)|(?:we|i) need (?:someone|somebody) to|should(?:n't)? (?:someone|somebody|we))\s+(.+)$/iu;
 
 /**
  * What "it" stands for in "assign it to Nadia" or "I'll do it": the task an earlier clause said someone has to do, or
@@ -573,7 +573,7 @@ const FIRST_PERSON = new RegExp(String.raw`\b${PROMISE}\s+(?:${PROMISE}\s+)*(.+)
  * Read as a promise only with a time still to come (or "myself") and a verb that does something.
  */
 const FIRST_PERSON_HEARD = /(?:^|,\s+)(?:then\s+|so\s+|and\s+)?i\s+(?!(?:think|guess|hope|know|mean|want|need|like|love|hate|feel|believe|suppose|agree|see|wonder|remember|forget|am|was|have|had|do|did|can|could|would|should|might|must|may)\b)(\p{L}+\b.*)$/iu;
-const STILL_TO_COME = /\b(?:tomorrow|tonight|later|today|this (?:morning|afternoon|evening|weekend|week)|next (?:week|month|monday|tuesday|wednesday|thursday|friday)|for tomorrow|by (?:monday|tuesday|wednesday|thursday|friday|the end)|(?:on|before) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|before (?:lunch|noon|the \p{L}+)|after (?:lunch|practice|school|service|work|the break)|straight (?:after|away)|right away|first thing|myself)\b/iu;
+const STILL_TO_COME = /\b(?:tomorrow|tonight|later|today|this (?:morning|afternoon|evening|weekend|week)|next (?:week|month|monday|tuesday|wednesday|thursday|friday)|for tomorrow|by (?:monday|tuesday|wednesday|thursday|friday|the end)|(?:on|before) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|before (?:lunch|noon|the \p{L}+|(?:it|they|we|you|he|she) (?:starts?|begins?|opens?|goes out|go|leaves?|arrives?))|after (?:lunch|practice|school|service|work|the break)|straight (?:after|away)|right away|first thing|myself)\b/iu;
 
 /** Where a clause makes another promise: "I'll be there, and I'll file …". */
 const NEXT_PROMISE = new RegExp(String.raw`,\s*(?:(?:and|then|so)\s+)?(?=${PROMISE}\s)`, 'iu');
@@ -782,8 +782,8 @@ function isTask(task: string, options: { noun?: boolean; toOthers?: boolean } = 
     // "go over the statistics", "go through the prices": to review, a task; "go" alone is not.
     if (head === 'go' && (words[1] === 'over' || words[1] === 'through')) return words.slice(2).some((w) => !EMPTY_WORDS.has(w));
     // "have the slides ready by Monday": something to get done, not "have a chat".
-    // "have two more quotes in by the end of next week", "have the revised quote to you by Friday": due, so delivered.
-    if (head === 'have' && (words.some((w) => GOT_DONE.has(w)) || deadlineIn(task))) return words.slice(1).some((w) => !EMPTY_WORDS.has(w) && !GOT_DONE.has(w));
+    // "have two more quotes in by the end of next week", "have a draft on your desk Wednesday": due, so delivered.
+    if (head === 'have' && (words.some((w) => GOT_DONE.has(w)) || deadlineIn(task) || CALENDAR_DAY.test(task))) return words.slice(1).some((w) => !EMPTY_WORDS.has(w) && !GOT_DONE.has(w));
     // "tell you a story" says nothing to do; "tell the servers to stop …" passes an instruction on.
     const passesOn = head === 'tell' && TELL_TO.test(task);
     if ((NOT_TASK_HEADS.has(head) && !passesOn && !(options.toOthers && SELF_ONLY_HEADS.has(head))) || IN_MEETING.test(task)) return false;
@@ -793,6 +793,7 @@ function isTask(task: string, options: { noun?: boolean; toOthers?: boolean } = 
   return rest.some((word) => !EMPTY_WORDS.has(word) && !/^\d+$/.test(word));
 }
 
+const CALENDAR_DAY = /\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
 const DEADLINE = /\b(?:by (?:the )?(?:end of (?:the )?(?:day|week|month|year|quarter)|[\p{L}\d]+(?: [\p{L}\d]+)?)|this weekend|next weekend|over the weekend|this week|next week|today|tonight|tomorrow|(?:on|before|next|for) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:for|in|before) (?:january|february|march|april|may|june|july|august|september|october|november|december))\b/iu;
 
 function deadlineIn(text: string): string | undefined {

@@ -301,7 +301,9 @@ function labelled(turns: Turn[], clues: Map<number, string>, introduced: Map<str
 
 /**
  * Only people the meeting names are owners (docs/decisions.md §9): a participant whose name nobody says is known
- * only from the room's list, and what they say stays unattributed, as a listener to the meeting would leave it. A
+ * only from the room's list, and what they say stays unattributed, as a listener to the meeting would leave it; and
+ * with the room known, whoever speaks or is spoken to is one of its participants (a name from outside it was a
+ * clue misheard: "Half-aid, fine." for "Half eight, fine."). A
  * recogniser writes a name it does not know as a word that sounds like it ("Coffee" for Kofi, "Asia" for Aisha),
  * capitalised where it took it for a name: that still says the name.
  */
@@ -317,7 +319,8 @@ function namedInTheMeeting(speakers: Map<number, string>, turns: Turn[], heard: 
   const said = (name: string) => {
     const last = personOf(name);
     const person = room.people.find((person) => person.includes(last));
-    if (!person) return true;
+    // Everyone who speaks joined the room: a speaker outside it is a clue misread ("Half-aid, fine." for "Half eight").
+    if (!person) return false;
     if (heard.has(name.toLowerCase()) || heard.has(last) || person.some((word) => words.has(word))) return true;
     return person.some((word) => capitalised.some((heardWord) => soundsLike(heardWord, word)));
   };

@@ -698,3 +698,21 @@ test('a recogniser\'s slips: "I" for "I\'ll" before a time still to come, "my Fr
   // "my Sunday shift" is the speaker's own Sunday.
   expect(itemsOf(two('Who covers?', "I'll swap my Sunday shift with Dana tomorrow."))).toEqual(['Swap my Sunday shift with Dana tomorrow']);
 });
+
+test('with the room known, who speaks is one of its participants; more times still to come; "shouldn\'t someone …?"', () => {
+  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
+  const room = (input: ReturnType<typeof said>) => analyzeTranscript({ ...input, participants: ['Ruth', 'Beth'] }).actionItems;
+  // "Half-aid, fine." (for "Half eight, fine.") reads as a name said to someone; nobody of that name is in the room.
+  expect(room(two('Half-aid, fine.', 'I can get pictures of the protest outside the town hall before it starts.'))).toEqual([
+    'Get pictures of the protest outside the town hall before it starts',
+  ]);
+  // The same with a participant's name: Beth is answered, and the offer is hers.
+  expect(room(two('Thanks, Beth.', 'I can get pictures of the protest outside the town hall before it starts.'))).toEqual([
+    'Beth: get pictures of the protest outside the town hall before it starts',
+  ]);
+  // Asked by name, Brenda answers with "I'll do that": the task is what was asked, and hers.
+  expect(itemsOf(two("Brenda, shouldn't someone put the date up on the notice board?", "I'll do that tomorrow."))).toEqual([
+    'Brenda: put the date up on the notice board tomorrow',
+  ]);
+  expect(itemsOf(two('Wednesday?', "Sure, I'll have a draft on your desk Wednesday morning."))).toEqual(['Have a draft on their desk Wednesday morning']);
+});
