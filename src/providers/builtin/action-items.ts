@@ -28,7 +28,7 @@ import { TITLE, displayName, isBaseVerb, isVerbAfterI, isCapitalisedName, isLoos
 import { leadingNoiseOff, ON_A_CONDITION } from '../action-item-check.ts';
 import { withAntecedent } from './antecedents.ts';
 import { addresseeOf, roomName, type Room } from './speakers.ts';
-import { isQuestion, stripFillers, writeItem, type Turn } from './text.ts';
+import { DAY, isQuestion, stripFillers, writeItem, type Turn } from './text.ts';
 
 const MAX_ACTION_ITEMS = 50;
 
@@ -793,7 +793,7 @@ function isTask(task: string, options: { noun?: boolean; toOthers?: boolean } = 
   return rest.some((word) => !EMPTY_WORDS.has(word) && !/^\d+$/.test(word));
 }
 
-const CALENDAR_DAY = /\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
+const CALENDAR_DAY = new RegExp(String.raw`\b${DAY}\b`, 'i');
 const DEADLINE = /\b(?:by (?:the )?(?:end of (?:the )?(?:day|week|month|year|quarter)|[\p{L}\d]+(?: [\p{L}\d]+)?)|this weekend|next weekend|over the weekend|this week|next week|today|tonight|tomorrow|(?:on|before|next|for) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:for|in|before) (?:january|february|march|april|may|june|july|august|september|october|november|december))\b/iu;
 
 function deadlineIn(text: string): string | undefined {

@@ -21,7 +21,8 @@ export function turnsOf(input: { text: string; segments: ReadonlyArray<{ text: s
     .map((turn, index) => ({ ...turn, index }));
 }
 
-const DAY = String.raw`(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)`;
+/** A day of the week, as a pattern to build on. */
+export const DAY = String.raw`(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)`;
 /**
  * "by" as a small recogniser hears it before a day: "send them over my Friday.", "the docks I Wednesday", "in my end of
  * next week". "my" only where the day ends the phrase ("swap my Sunday shift" is the speaker's own Sunday).
