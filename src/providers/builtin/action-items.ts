@@ -4,8 +4,9 @@
 //   "my action is to …"    the speaker's own
 //   assignments            "assign the follow up call to Sam", "assign it to Nadia" (it = what "someone has to" do)
 //                          "let's have Dana look into …", "we agreed that Kim owns …", "Dev, you're in charge of …",
-//                          "Marcus, that's you" / "that's on me" (the task said before), "then that's yours, Aisha,
-//                          ring …" (the instruction after the name), "put me down for …"
+//                          "Marcus, that's you" / "that's on me" (the task said before), "Who's passing there?" +
+//                          "Me." (the task said to be needed), "then that's yours, Aisha, ring …" (the instruction
+//                          after the name), "put me down for …"
 //   requests + acceptance  "Kenji can you add an alert" answered "sure" in the next turn → Kenji; unnamed → whoever
 //                          accepted, if the meeting names them; a request nobody accepts is no item; "who can
 //                          …?" + "I can" → whoever answered; "can you do the slides, Tom?" → Tom; "… can you write up
@@ -19,6 +20,7 @@
 //                          Friday"; an offer with its time: "I can send the photos tonight", "let me … by Monday"
 //   assignments to a class "for homework read pages …", "everyone reads chapter four … by Monday", "everybody needs to
 //                          finalise their scores by Friday"
+//   needed, not taken on   "somebody needs to log a ticket with the vendor today" and nobody takes it on: no owner
 // Left out: "I'll be honest/quick" (no task), predictions and hedges ("will probably", "might", "maybe"), conditions
 // ("if we …"), reported speech ("Helen said she'll …"), questions nobody accepted, declined requests, offers nobody
 // takes up and that say no time ("I can drive"), standing rules ("please always sign in"), the past ("Tom sent …": no
@@ -60,6 +62,8 @@ interface Item {
   /** Who "you" and "me" are in the task, where known: the person spoken to, the speaker. */
   you?: string | null;
   me?: string | null;
+  /** Said to be needed, and nobody took it on in the turns right after (neededByThen). */
+  untaken?: boolean;
 }
 
 export function extractActionItems(context: MeetingContext): string[] {
@@ -80,7 +84,7 @@ export function extractActionItems(context: MeetingContext): string[] {
     items.map((item) => {
       const spokenTo = item.owner !== null && item.you === item.owner;
       const owner = named(item.owner, spokenTo) ?? null;
-      return { owner, task: thirdPerson({ ...item, owner, you: spokenTo ? owner : named(item.you), me: named(item.me) }) };
+      return { owner, task: thirdPerson({ ...item, owner, you: spokenTo ? owner : named(item.you), me: named(item.me) }), untaken: item.untaken };
     }),
   )
     .slice(0, MAX_ACTION_ITEMS)
@@ -116,6 +120,8 @@ function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext,
     signedUp(clause, text, speaker) ??
     firstPerson(clause, text, speaker, turn, context) ??
     datedOffer(clause, text, speaker) ??
+    volunteered(clause, turn, at, context) ??
+    neededByThen(clause, text, turn, context) ??
     classAssignment(text) ??
     acceptedInstruction(clause, text, turn, at, context, consumed);
   return item && { ...item, me: item.me ?? speaker };
@@ -541,7 +547,7 @@ function namedCommitment(text: string, startsSentence: boolean): Item | undefine
     // "Sam will you benchmark the queue" is a question a recogniser wrote without its mark.
     if (/^(?:you|i|we|they|he|she|it)\b/i.test(match[2])) return undefined;
     const owner = nameIn(match[1], { loose: false, initial: startsSentence && match.index === 0, capitalised: true });
-    if (owner) return taskItem(owner, match[2]);
+    if (owner) return taskItem(owner, match[2], { before: text.slice(0, match.index) });
   }
   const match = ROLE_WILL.exec(text);
   if (match && !NOT_A_COMMITMENT_BEFORE.test(text.slice(0, match.index)) && !isQuestion(text)) {
@@ -619,6 +625,40 @@ function datedOffer(clause: string, text: string, speaker: string | null): Item 
   const task = cleanTask(offer[1]);
   if (!deadlineIn(task) && !STILL_TO_COME.test(task)) return undefined;
   return taskItem(speaker, offer[1]);
+}
+
+/** "Me.", "I will.": a volunteer's whole answer. */
+const VOLUNTEER = /^(?:me|i will|i can|i am)[.!]?$/i;
+
+/**
+ * "Somebody needs to put the sale on the notice board. Who's passing there?" answered "Me.": the task said to be
+ * needed is the one who answered's.
+ */
+function volunteered(clause: string, turn: Turn, at: number, context: MeetingContext): Item | undefined {
+  const before = context.turns[turn.index - 1];
+  const asked = before?.clauses[before.clauses.length - 1];
+  if (at !== 0 || !VOLUNTEER.test(clause.trim()) || !asked || !isQuestion(asked) || !/^\s*who\b/i.test(stripFillers(asked))) return undefined;
+  const needed = neededEarlier(turn, 0, context);
+  return needed ? taskItem(context.speakers.get(turn.index) ?? null, needed) : undefined;
+}
+
+/** "Somebody needs to log a ticket with the vendor today": a task someone must do, and by when. */
+const SOMEONE_NEEDS = /^(?:someone|somebody)(?: from [\p{L} ]+?)? (?:needs to|has to|must)\s+(.+)$/iu;
+/** A turn that takes on what was just said: "I'll …", "Me.", "Leave that with me", "That's on me". */
+const TAKES_IT_ON = /^(?:me\b|i'll|i will|i can|leave (?:that|it) with me|that's (?:on )?me|that one's mine|mine\b|on it|will do)/i;
+
+/**
+ * A task someone must do by a time still to come, that nobody in the next turns takes on: an item with no owner
+ * ("Somebody needs to ring social services this morning"). Taken on, it is the taker's (firstPerson, volunteered).
+ */
+function neededByThen(clause: string, text: string, turn: Turn, context: MeetingContext): Item | undefined {
+  const match = SOMEONE_NEEDS.exec(text);
+  if (!match || isQuestion(clause) || (!deadlineIn(match[1]) && !STILL_TO_COME.test(match[1]))) return undefined;
+  const next = context.turns.slice(turn.index + 1, turn.index + 3);
+  const after = turn.clauses.slice(turn.clauses.indexOf(clause) + 1);
+  if (after.some(isQuestion) || next.some((later) => TAKES_IT_ON.test(stripLeadingNoise(stripFillers(later.clauses[0] ?? ''))))) return undefined;
+  const item = taskItem(null, match[1]);
+  return item && { ...item, untaken: true };
 }
 
 /** A turn that asks someone for something or a question: "can you …", "I need the schedule", "please …", "…?". */
@@ -839,17 +879,21 @@ function wordStarts(text: string): number[] {
 
 // --- duplicates ------------------------------------------------------------------------------------------------------
 
-/** The same owner and (nearly) the same words: one item, the first said. */
+/**
+ * The same owner and (nearly) the same words: one item, the first said. A task said to be needed with nobody taking it
+ * on (`untaken`) gives way to the same task that someone did take on, later.
+ */
 function dedupe(items: Item[]): Item[] {
   const kept: Array<Item & { words: Set<string> }> = [];
   for (const item of items) {
     const words = new Set((item.task.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !EMPTY_WORDS.has(w)));
-    const duplicate = kept.some((other) => {
-      if ((other.owner ?? '').toLowerCase() !== (item.owner ?? '').toLowerCase()) return false;
+    const at = kept.findIndex((other) => {
+      if (!other.untaken && !item.untaken && (other.owner ?? '').toLowerCase() !== (item.owner ?? '').toLowerCase()) return false;
       const shared = [...words].filter((w) => other.words.has(w)).length;
       return shared / Math.min(words.size, other.words.size || 1) >= 0.8 || shared / new Set([...words, ...other.words]).size >= 0.6;
     });
-    if (!duplicate) kept.push({ ...item, words });
+    if (at === -1) kept.push({ ...item, words });
+    else if (kept[at].untaken && !item.untaken) kept[at] = { ...item, words };
   }
   return kept.map(({ owner, task }) => ({ owner, task }));
 }

@@ -1,17 +1,26 @@
-// What "it" and "them" stand for in an action item (docs/decisions.md §9: an item reads on its own). "Omar, you're on
-// the van. Book it for both Saturdays." is "book the van for both Saturdays"; "Somebody has to chase the lawyers." →
-// "That's on me, I'll email them today." is "email the lawyers today". The antecedent is the first noun phrase of the
-// same number in the nearest clause before, within a few clauses, with the place a preposition ties to it ("log it
-// with estates" after "the hoist in bay four is grinding" is "log the hoist in bay four …"; "in the meantime" says when,
-// and is left out); a person's name, a pronoun or a word that stands for nothing ("someone", "the ones", "a go") is
-// never one. Found nothing, the item keeps its pronoun. A request's task is read the same way as a promise's.
+// What "it", "them", "her" and "him" stand for in an action item (docs/decisions.md §9: an item reads on its own).
+// "Omar, you're on the van. Book it for both Saturdays." is "book the van for both Saturdays"; "Somebody has to chase
+// the lawyers." → "That's on me, I'll email them today." is "email the lawyers today". The antecedent is the first noun
+// phrase of the same number in the nearest clause before, within a few clauses, with the place a preposition ties to
+// it ("log it with estates" after "the hoist in bay four is grinding" is "log the hoist in bay four …"; "in the
+// meantime" says when, and is left out); a person's name, a pronoun or a word that stands for nothing ("someone", "the
+// ones", "the other thing", "a go") is never one. "her" and "him" stand for a person said by what they are ("his
+// daughter", "their caretaker"), never "a doctor" (anyone). Found nothing, the item keeps its pronoun. A request's task
+// is read the same way as a promise's.
 import { nounPhrases } from './names.ts';
 
 /** How many clauses back an antecedent may be (a request and its answer, with a remark between). */
 const CLAUSES_BACK = 4;
 
-/** The first object pronoun of a task, right after its verb ("book it", "fire it up", "email them"); not "it's". */
-const OBJECT_PRONOUN = /^(\p{L}+(?:\s+(?:up|out|back|over|round|around|off|in|on))?)\s+(it|them)\b(?!')/iu;
+/**
+ * The first object pronoun of a task, right after its verb ("book it", "fire it up", "email them", "look into it", "go
+ * through them"); not "it's".
+ */
+const OBJECT_PRONOUN = /^(\p{L}+(?:\s+(?:up|out|back|over|round|around|off|in|on|into|at|through|after|with))?)\s+(it|them|her|him)\b(?!')/iu;
+
+/** People a meeting speaks of by what they are, whom "her" and "him" may stand for ("ring her" after "his daughter"). */
+const PERSON_NOUN =
+  /^(?:daughter|son|mother|mum|mom|father|dad|wife|husband|partner|sister|brother|owner|manager|leader|caretaker|landlord|landlady|tenant|client|customer|patient|doctor|nurse|registrar|consultant|agent|engineer|driver|teacher|parent|neighbour|neighbor|plumber|electrician|builder|lawyer|solicitor|accountant|rep|contact|coach|supervisor|boss|head)$/i;
 
 /** Words that open a noun phrase naming a thing ("the van", "their leader"); "my" and "your" belong to a speaker. */
 const DETERMINER = /^(?:the|a|an|this|that|these|those|our|their|his|her)$/i;
@@ -27,17 +36,21 @@ export function withAntecedent(task: string, earlier: readonly string[]): string
   const match = OBJECT_PRONOUN.exec(task);
   // "chase IT about the laptop": the IT department, not a pronoun.
   if (!match || match[2] === 'IT') return task;
-  const plural = match[2].toLowerCase() === 'them';
+  const pronoun = match[2].toLowerCase();
+  const plural = pronoun === 'them';
+  const person = pronoun === 'her' || pronoun === 'him';
   const verb = match[1].split(/\s+/)[0];
   for (const clause of earlier.slice(-CLAUSES_BACK).reverse()) {
-    const phrase = withTheirPlace(clause, nounPhrases(clause)).find((noun) => noun.plural === plural && isThing(noun.text, verb));
+    const phrase = withTheirPlace(clause, nounPhrases(clause)).find((noun) =>
+      person ? !noun.plural && isPerson(noun.text) : noun.plural === plural && isThing(noun.text, verb),
+    );
     if (phrase) return `${match[1]} ${lowerArticle(phrase.text)}${task.slice(match[0].length)}`;
   }
   return task;
 }
 
 /** A preposition that ties a place or a purpose to a noun: "the hoist in bay four", "the back room at the Red Lion". */
-const PREPOSITION = String.raw`\s+(?:in|on|at|for|of|from)\s+`;
+const PREPOSITION = String.raw`\s+(?:in|on|at|for|of|from|by)\s+`;
 const OF_PLACE = new RegExp(`^${PREPOSITION}$`, 'i');
 /** A phrase's head and the place tied to it: "the hoist" and "bay four". */
 const HEAD_AND_PLACE = new RegExp(`^(.*?)${PREPOSITION}(.+)$`, 'i');
@@ -86,8 +99,18 @@ function isThing(phrase: string, verb: string): boolean {
     headWords.length <= 4 &&
     words.length <= 8 &&
     !NOT_AN_ANTECEDENT.test(headWords.join(' ')) &&
+    // "the other thing" stands for nothing; "The tag's out of date": the tagger kept the verb's "'s" on the noun.
+    !NOT_AN_ANTECEDENT.test(head) &&
+    !/'s$/i.test(head) &&
     !head.startsWith(verb.toLowerCase())
   );
+}
+
+/** "his daughter", "their caretaker": a determiner and a word for a person, nothing more. */
+function isPerson(phrase: string): boolean {
+  const words = phrase.split(/\s+/);
+  // "a doctor" is anyone; "her" is someone known.
+  return words.length <= 3 && DETERMINER.test(words[0]) && !/^(?:a|an)$/i.test(words[0]) && PERSON_NOUN.test(words[words.length - 1]);
 }
 
 /** "The van" → "the van" inside a task (the determiner only: a name after it keeps its capital). */

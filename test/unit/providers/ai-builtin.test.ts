@@ -716,3 +716,32 @@ test('with the room known, who speaks is one of its participants; more times sti
   ]);
   expect(itemsOf(two('Wednesday?', "Sure, I'll have a draft on your desk Wednesday morning."))).toEqual(['Have a draft on their desk Wednesday morning']);
 });
+
+test('"look into it", "go through them", "ring her": what the pronoun stands for; "Me." volunteers; a need nobody takes on', () => {
+  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
+  expect(itemsOf(two('The new antibiotic guidelines came out on Monday.', "I'll go through them tonight."))).toEqual([
+    'Go through the new antibiotic guidelines tonight',
+  ]);
+  // "the other thing" stands for nothing; "The tag's out of date" keeps the verb's "'s" on its noun.
+  expect(itemsOf(two("The other thing was the fire extinguisher by the welding bay. The tag's out of date.", "I'll look into it."))).toEqual([
+    'Look into the fire extinguisher by the welding bay',
+  ]);
+  // "her" is a person said before, never "a doctor" (anyone) and never a thing.
+  expect(itemsOf(oneVoice('I meant to phone his daughter but ran out of time, so Ruth will ring her tomorrow.'))).toEqual(['Ruth: ring his daughter tomorrow']);
+  expect(itemsOf(two('The daughter wants a word with a doctor.', "Fine, I'll call her at lunchtime."))).toEqual(['Call the daughter at lunchtime']);
+  // "Who's passing there?" answered "Me.": the task said to be needed is the volunteer's.
+  expect(
+    analyzeTranscript({
+      ...two('Somebody needs to put the sale on the notice board at the library. Who is passing there?', "Me. I'm there Thursdays anyway.", 'Thanks, Ruth.'),
+      participants: ['Gloria', 'Ruth'],
+    }).actionItems,
+  ).toEqual(['Ruth: put the sale on the notice board at the library']);
+  // Needed by a time and nobody takes it on: an item with no owner. Taken on, it is the taker's alone.
+  expect(itemsOf(two('Somebody needs to log a ticket with the vendor for that printer today.', 'We might switch to the cloud next year anyway.'))).toEqual([
+    'Log a ticket with the vendor for that printer today',
+  ]);
+  expect(itemsOf(two('Somebody needs to log a ticket with the vendor for that printer today.', 'Assign it to Owen.'))).toEqual([
+    'Owen: log a ticket with the vendor for that printer today',
+  ]);
+  expect(itemsOf(two('Somebody needs to log a ticket with the vendor at some point.', 'We might switch next year anyway.'))).toEqual([]);
+});
