@@ -291,7 +291,8 @@ const INNER_VOCATIVE = new RegExp(String.raw`,\s*(${W}),\s+(?:can|could|would|wi
 /** ", okay, can you …": a request after a word that only hands over ("okay", "so", "right"). */
 const ASKED_AFTER_ASIDE = /,\s*(?:okay|ok|so|right|alright|now)[,]?\s+(?=(?:can|could|would|will)\s+(?:you|someone|somebody|anyone)\b)/i;
 /** "do that", "take care of it": a request that points back at a task said just before. */
-const PRO_TASK = /^(?:do|handle|take|take care of|manage|sort out|look after)\s+(?:that|it|this|that one|this one)(?:[\s,;]+(.*))?$/i;
+/** "I'll do it", "I'll take that": a task said before; "take it to Dave's garage" carries something somewhere. */
+const PRO_TASK = /^(?:do|handle|take|take care of|manage|sort out|look after)\s+(?:that|it|this|that one|this one)(?!\s+(?:to|round|over|back|in|into|down|up|out)\b)(?:[\s,;]+(.*))?$/i;
 /** "who can update the docs?" answered "I can": the one who answered. */
 const WHO_REQUEST = /^who(?:'s| is)? (?:can|could|will|wants to|would like to|is going to|going to|has time to)\s+(.+)$/iu;
 const GROUP_REQUESTEE = /^(?:you|someone|somebody|anyone|anybody|staff)$/i;
@@ -304,8 +305,11 @@ const DECLINE = /\b(?:not sure|can't|cannot|no time|don't|won't|not this|but|pro
 /** "would you mind calling the landlord" asks for "calling the landlord". */
 const MIND_DOING = /^mind\s+(\p{L}+ing\b.*)$/iu;
 
+/** "would you be so kind as to speak to the council" asks for "speak to the council". */
+const POLITELY = /^(?:be so kind as to|be good enough to|be able to|kindly)\s+/i;
+
 function askedTask(asked: string): string {
-  return MIND_DOING.exec(asked.trim())?.[1] ?? asked;
+  return MIND_DOING.exec(asked.trim())?.[1] ?? asked.trim().replace(POLITELY, '');
 }
 
 /** "Kenji can you add an expiry alert …" + "sure" from the next speaker; the acceptance is not an item again. */

@@ -40,14 +40,24 @@ export function withAntecedent(task: string, earlier: readonly string[]): string
   const plural = pronoun === 'them';
   const person = pronoun === 'her' || pronoun === 'him';
   const verb = match[1].split(/\s+/)[0];
+  // "The generator needs a service. It was smoking at the last market.": a clause about "it" speaks of the same thing
+  // as one before it, so a place it names ("at the last market") is not what "it" stands for; what it needs may be
+  // ("It needs a proper fault report." → "I'll write it up").
+  const sameSubject = person ? /^(?:she|he)\b/i : plural ? /^(?:they|they're|they've|they'll)\b/i : /^(?:it|it's|its)\b/i;
   for (const clause of earlier.slice(-CLAUSES_BACK).reverse()) {
-    const phrase = withTheirPlace(clause, nounPhrases(clause)).find((noun) =>
-      person ? !noun.plural && isPerson(noun.text) : noun.plural === plural && isThing(noun.text, verb),
+    const aboutIt = sameSubject.test(clause.trim());
+    const phrase = withTheirPlace(clause, nounPhrases(clause)).find(
+      (noun) =>
+        (person ? !noun.plural && isPerson(noun.text) : noun.plural === plural && isThing(noun.text, verb)) &&
+        !(aboutIt && AFTER_PREPOSITION(noun.text).test(clause)),
     );
     if (phrase) return `${match[1]} ${lowerArticle(phrase.text)}${task.slice(match[0].length)}`;
   }
   return task;
 }
+
+/** A noun phrase right after a preposition: a place or a time, not a thing acted on. */
+const AFTER_PREPOSITION = (phrase: string) => new RegExp(String.raw`\b(?:in|on|at|for|of|from|by|to|with|into|about)\s+${phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'i');
 
 /** A preposition that ties a place or a purpose to a noun: "the hoist in bay four", "the back room at the Red Lion". */
 const PREPOSITION = String.raw`\s+(?:in|on|at|for|of|from|by)\s+`;

@@ -745,3 +745,18 @@ test('"look into it", "go through them", "ring her": what the pronoun stands for
   ]);
   expect(itemsOf(two('Somebody needs to log a ticket with the vendor at some point.', 'We might switch next year anyway.'))).toEqual([]);
 });
+
+test('"take it to the garage" carries the thing said before; a clause about "it" names no new "it"; "would you be so kind as to …"', () => {
+  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
+  // Not "take it" (the task said before): "it" is the generator, not the market where it smoked.
+  expect(itemsOf(two('The generator needs a service too. It was smoking at the last market.', "Fine, I'll take it to Dave's garage, but not till Wednesday."))).toEqual([
+    "Take the generator to Dave's garage",
+  ]);
+  // What a clause about "it" says it needs may be what "it" is next.
+  expect(itemsOf(two("That loader's been dodgy all week. It needs a proper fault report.", "That one's mine. I'll write it up before the end of shift."))).toEqual([
+    'Write a proper fault report up before the end of shift',
+  ]);
+  expect(itemsOf(two('Colin, would you be so kind as to speak to the council about closing the park road?', 'I suppose so.'))).toEqual([
+    'Colin: speak to the council about closing the park road',
+  ]);
+});
