@@ -18,8 +18,9 @@
 //                          email support this afternoon" as a recogniser drops "'ll" (with a time still to come);
 //                          "I'll be there, and I'll file …" (the promise with a task); "I'll have the quotes in by
 //                          Friday"; an offer with its time: "I can send the photos tonight", "let me … by Monday"
-//   assignments to a class "for homework read pages …", "everyone reads chapter four … by Monday", "everybody needs to
-//                          finalise their scores by Friday"
+//   assignments to a group "for homework read pages …", "everyone reads chapter four … by Monday", "everybody needs to
+//                          finalise their scores by Friday", "I want everyone to test the smoke alarms between now
+//                          and Friday", "all of you, get your hours in by Friday"
 //   needed, not taken on   "somebody needs to log a ticket with the vendor today" and nobody takes it on: no owner
 // Left out: "I'll be honest/quick" (no task), predictions and hedges ("will probably", "might", "maybe"), conditions
 // ("if we …"), reported speech ("Helen said she'll …"), questions nobody accepted, declined requests, offers nobody
@@ -288,10 +289,13 @@ const REQUEST = new RegExp(
 /** "Paul, what you set up a rotation": a recogniser's "would you" after a name said to someone. */
 const HEARD_AS_WHAT_YOU = new RegExp(String.raw`^${NAME},\s+what you\s+(.+)$`, 'iu');
 const INNER_VOCATIVE = new RegExp(String.raw`,\s*(${W}),\s+(?:can|could|would|will|what)\s+you\b`, 'u');
-/** ", okay, can you …": a request after a word that only hands over ("okay", "so", "right"). */
-const ASKED_AFTER_ASIDE = /,\s*(?:okay|ok|so|right|alright|now)[,]?\s+(?=(?:can|could|would|will)\s+(?:you|someone|somebody|anyone)\b)/i;
-/** "do that", "take care of it": a request that points back at a task said just before. */
-/** "I'll do it", "I'll take that": a task said before; "take it to Dave's garage" carries something somewhere. */
+/** ", okay, can you …", "In that case, could you …": a request after words that only hand over or link. */
+const ASKED_AFTER_ASIDE =
+  /(?:^|,\s*)(?:okay|ok|so|right|alright|now|in that case|if so|then|also|meanwhile|in the meantime)[,]?\s+(?=(?:can|could|would|will)\s+(?:you|someone|somebody|anyone)\b)/i;
+/**
+ * "do that", "take care of it": a request or a promise that points back at a task said just before ("I'll do it",
+ * "I'll take that"); "take it to Dave's garage" carries something somewhere.
+ */
 const PRO_TASK = /^(?:do|handle|take|take care of|manage|sort out|look after)\s+(?:that|it|this|that one|this one)(?!\s+(?:to|round|over|back|in|into|down|up|out)\b)(?:[\s,;]+(.*))?$/i;
 /** "who can update the docs?" answered "I can": the one who answered. */
 const WHO_REQUEST = /^who(?:'s| is)? (?:can|could|will|wants to|would like to|is going to|going to|has time to)\s+(.+)$/iu;
@@ -301,6 +305,15 @@ const TRAILING_VOCATIVE = new RegExp(String.raw`,\s*${NAME}\s*$`, 'u');
 const ACCEPT =
   /^(?:sure|yes|yeah|yep|yup|ok|okay|of course|absolutely|definitely|certainly|no problem|no worries|will do|on it|can do|happy to|i can|i will|i'll|i'm on it|got it|you got it|consider it done|leave it with me|leave that with me|not at all|fine|deal|me|i suppose so|go on then)\b/i;
 const DECLINE = /\b(?:not sure|can't|cannot|no time|don't|won't|not this|but|probably|maybe)\b/i;
+
+/** "Can you …", "Tom, could you …", "will Tom …": asks someone; "his tutor can see it first thing" does not. */
+function asksSomeone(text: string): boolean {
+  const match = REQUEST.exec(text);
+  if (!match) return false;
+  const [, vocative, requestee] = match;
+  if (vocative !== undefined && nameIn(vocative, { loose: true, initial: true }) === undefined) return false;
+  return GROUP_REQUESTEE.test(requestee) || nameIn(requestee, { loose: true }) !== undefined;
+}
 
 /** "would you mind calling the landlord" asks for "calling the landlord". */
 const MIND_DOING = /^mind\s+(\p{L}+ing\b.*)$/iu;
@@ -318,7 +331,7 @@ function request(text: string, turn: Turn, at: number, context: MeetingContext, 
   const next = turn.clauses[at + 1];
   const replyAt = next !== undefined && ANSWERED_HERE.test(stripLeadingNoise(next)) ? at + 1 : -1;
   // An answer answers the last thing asked: later clauses may add a detail ("Use the club card."), not another question.
-  if (replyAt === -1 && turn.clauses.slice(at + 1).some((clause) => isQuestion(clause) || REQUEST.test(stripFillers(clause)))) return undefined;
+  if (replyAt === -1 && turn.clauses.slice(at + 1).some((clause) => isQuestion(clause) || asksSomeone(stripFillers(clause)))) return undefined;
   // "Then we need it in writing, Luis, would you write a formal letter?": the request starts at the name.
   // "Then we tell them, okay, can you write up a short how-to?": the request starts after the aside.
   const inner = INNER_VOCATIVE.exec(text);
@@ -694,7 +707,9 @@ const REPLIES = /^(?:yes|yeah|yep|sure|ok|okay|no|nope|sorry|i'm sorry|i can't|i
 
 const CLASS_ASSIGNMENT = /\b(?:for homework|for next (?:week|class|time|lesson)|for tomorrow|before next class|(?:your )?homework is(?: to)?|homework(?=\s*:)|(for (?:next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)))[,:]?\s+(.+)$/iu;
 /** "Homework: everyone reads chapter four and answers …": the class is told, the task is "read … and answer …". */
-const GROUP_SUBJECT = /^(?:everyone|everybody|all of you|you all|each of you|every student|each student)\s+(?:(?:needs to|has to|must|should)\s+)?(.+)$/iu;
+const GROUP_SUBJECT = /^(?:everyone|everybody|all of you|you all|each of you|every student|each student|every member|each member|all members)\s+(?:(?:needs to|has to|must|should)\s+)?(.+)$/iu;
+/** "I want everyone to test the smoke alarms …", "all of you, get your hours into the system by Friday": the group told. */
+const GROUP_TOLD = /(?:\bi (?:want|need|'d like|would like) (?:everyone|everybody|all of you|each of you) to|(?:^|,\s*)(?:all of you|everyone|everybody|each of you),)\s+(.+)$/iu;
 
 function forTheGroup(phrase: string): string {
   const told = GROUP_SUBJECT.exec(phrase);
@@ -706,9 +721,18 @@ function forTheGroup(phrase: string): string {
 /** "For your essay, pick one cause and argue it in two pages": an instruction to the class about its work. */
 const FOR_YOUR_WORK = /^for (?:your|the|next week's|this week's) (?:essay|assignment|project|paper|report|presentation|lab|exercise|reading|homework)s?,?\s+(.+)$/iu;
 
-function classAssignment(text: string): Item | undefined {
+function classAssignment(said: string): Item | undefined {
+  // "And one for all of us: every member needs to …": what follows the colon.
+  const text = said.replace(/^[^:]{1,40}:\s+(?=(?:every|each|all)\b)/iu, '');
+  const toGroup = GROUP_TOLD.exec(text);
+  if (toGroup && deadlineIn(text) && !isQuestion(text) && startsWithVerb(toGroup[1])) {
+    // "Between now and Friday, I want everyone to …": the deadline said first belongs to the task.
+    const before = deadlineIn(text.slice(0, toGroup.index));
+    return taskItem(null, before && !deadlineIn(toGroup[1]) ? `${toGroup[1]} ${before.toLowerCase()}` : toGroup[1], { toOthers: true });
+  }
   // "Everyone reads chapter four and answers questions one to ten by Monday": the group told, with its deadline.
-  if (GROUP_SUBJECT.test(text) && deadlineIn(text) && !isQuestion(text)) {
+  // "Every member needs to sell ten raffle tickets before the concert" too.
+  if (GROUP_SUBJECT.test(text) && (deadlineIn(text) || STILL_TO_COME.test(text)) && !isQuestion(text)) {
     const told = forTheGroup(text);
     if (isBaseVerb(told.split(/\s+/)[0]) || startsWithVerb(told)) return taskItem(null, told);
   }
@@ -838,7 +862,7 @@ function isTask(task: string, options: { noun?: boolean; toOthers?: boolean } = 
 }
 
 const CALENDAR_DAY = new RegExp(String.raw`\b${DAY}\b`, 'i');
-const DEADLINE = /\b(?:by (?:the )?(?:end of (?:the )?(?:day|week|month|year|quarter)|[\p{L}\d]+(?: [\p{L}\d]+)?)|this weekend|next weekend|over the weekend|this week|next week|today|tonight|tomorrow|(?:on|before|next|for) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:for|in|before) (?:january|february|march|april|may|june|july|august|september|october|november|december))\b/iu;
+const DEADLINE = /\b(?:between now and (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the end of (?:the )?(?:day|week|month))|by (?:the )?(?:end of (?:the )?(?:day|week|month|year|quarter)|[\p{L}\d]+(?: [\p{L}\d]+)?)|this weekend|next weekend|over the weekend|this week|next week|today|tonight|tomorrow|(?:on|before|next|for) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:for|in|before) (?:january|february|march|april|may|june|july|august|september|october|november|december))\b/iu;
 
 function deadlineIn(text: string): string | undefined {
   return DEADLINE.exec(text)?.[0];

@@ -22,8 +22,11 @@ const OBJECT_PRONOUN = /^(\p{L}+(?:\s+(?:up|out|back|over|round|around|off|in|on
 const PERSON_NOUN =
   /^(?:daughter|son|mother|mum|mom|father|dad|wife|husband|partner|sister|brother|owner|manager|leader|caretaker|landlord|landlady|tenant|client|customer|patient|doctor|nurse|registrar|consultant|agent|engineer|driver|teacher|parent|neighbour|neighbor|plumber|electrician|builder|lawyer|solicitor|accountant|rep|contact|coach|supervisor|boss|head)$/i;
 
-/** Words that open a noun phrase naming a thing ("the van", "their leader"); "my" and "your" belong to a speaker. */
-const DETERMINER = /^(?:the|a|an|this|that|these|those|our|their|his|her)$/i;
+/**
+ * Words that open a noun phrase naming a thing ("the van", "their leader", "your bank statements" as someone else asked
+ * for them); "my" belongs to whoever said it.
+ */
+const DETERMINER = /^(?:the|a|an|this|that|these|those|our|their|his|her|your)$/i;
 
 /** Heads of noun phrases that stand for nothing said: "the ones", "someone", "that". */
 const NOT_AN_ANTECEDENT = /^(?:(?:the|a|an|this|that|these|those|some|any)\s+)?(?:ones?|someone|somebody|anyone|anybody|everyone|everybody|something|anything|nothing|thing|things|way|time|times|bit|lot|one|people|guys|folks|everything|we|you|they|i|it|he|she|us|them|me|him|her|that|this|those|these|what|which|who|go|word|look|chat|break|hand|minute|second|shot|try|mine|yours|ours|theirs)$/i;
@@ -67,7 +70,7 @@ const HEAD_AND_PLACE = new RegExp(`^(.*?)${PREPOSITION}(.+)$`, 'i');
 
 /** A noun phrase that says when, not what: "in the meantime", "for Wednesday", "for both days". */
 const WHEN =
-  /\b(?:meantime|morning|afternoon|evening|night|day|days|week|weeks|weekend|month|months|year|end|moment|minute|minutes|hour|hours|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|today|tonight|tomorrow)$/i;
+  /\b(?:meantime|morning|afternoon|evening|night|day|days|week|weeks|weekend|month|months|year|end|moment|minute|minutes|hour|hours|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|today|tonight|tomorrow|years)$/i;
 
 /**
  * The tagger's noun phrases, each followed by the ones a preposition ties to it ("the toolbox talk" + "on working" +

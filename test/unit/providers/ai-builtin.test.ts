@@ -760,3 +760,25 @@ test('"take it to the garage" carries the thing said before; a clause about "it"
     'Colin: speak to the council about closing the park road',
   ]);
 });
+
+test('the group told what to do ("I want everyone to …", "all of you, …", "every member needs to …"); requests after an aside; "your …" as asked', () => {
+  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
+  expect(itemsOf(two('Between now and Friday, I want everyone to test the smoke alarms on their own floors.', 'Fine by me.'))).toEqual([
+    'Test the smoke alarms on their own floors between now and Friday',
+  ]);
+  expect(itemsOf(two('One more thing, all of you, get your hours into the system by Friday.', 'Will do.'))).toEqual(['Get their hours into the system by Friday']);
+  expect(itemsOf(two('And one for all of us: every member needs to sell ten raffle tickets before the concert.', 'Ten each?'))).toEqual([
+    'Sell ten raffle tickets before the concert',
+  ]);
+  // "In that case, could you …" asks; "his tutor can see it first thing" after it asks nobody.
+  expect(itemsOf(two('In that case, could you bring a stool sample in tomorrow morning?', 'Sure, I can drop one in on my way to work.'))).toEqual([
+    'Bring a stool sample in tomorrow morning',
+  ]);
+  expect(itemsOf(two('Could you check his planner every evening and sign it? Then his tutor can see it first thing.', 'Yes, I can do that.'))).toEqual([
+    'Check his planner every evening and sign it',
+  ]);
+  // "your bank statements", asked of the one who promises, are theirs; "the last two years" says when.
+  expect(itemsOf(two("We'll need your bank statements for the last two years.", "I can do that. I'll download them tonight and email them over."))).toEqual([
+    'Download their bank statements tonight and email them over',
+  ]);
+});
