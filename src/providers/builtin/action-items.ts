@@ -532,8 +532,11 @@ const OUTSIDE_PARTIES = new Set(
   provider providers partner partners agency operator landlord patient patients family buyer prospect auditor
   auditors insurer regulator competitor competitors`.split(/\s+/),
 );
-/** Words before a commitment that make it something other than one: a condition, a report, a guess, a question. */
-const NOT_A_COMMITMENT_BEFORE = /\b(?:if|unless|whether|when|in case|said|says|say|asked|asks|mentioned|thinks?|thought|hopes?|hoped|maybe|perhaps|probably|wonder(?:ed)?|whoever|what|why|how)\b/i;
+/**
+ * Words before a commitment that make it something other than one: a condition, a report, a guess, a question ("what
+ * I'll do …" in the same part of the sentence; "I'm not sure why that is, leave it with me, I'll …" still promises).
+ */
+const NOT_A_COMMITMENT_BEFORE = /\b(?:if|unless|whether|when|in case|said|says|say|asked|asks|mentioned|thinks?|thought|hopes?|hoped|maybe|perhaps|probably|wonder(?:ed)?|whoever)\b|\b(?:what|why|how)\b[^,]*$/i;
 
 /** "Great, then Pat collects the signatures on Saturday": an assignment said as what happens next. */
 const THEN_NAMED = new RegExp(String.raw`^(?:[\p{L}']+[,.]?\s+){0,2}?(?:then|so)\s+(${W}),?\s+(.+)$`, 'iu');
@@ -595,7 +598,7 @@ const FIRST_PERSON = new RegExp(String.raw`\b${PROMISE}\s+(?:${PROMISE}\s+)*(.+)
  * "I'll" as a recogniser often hears it: "then I write the cleanup job myself", "I order more lemons for tomorrow".
  * Read as a promise only with a time still to come (or "myself") and a verb that does something.
  */
-const FIRST_PERSON_HEARD = /(?:^|,\s+)(?:then\s+|so\s+|and\s+)?i\s+(?!(?:think|guess|hope|know|mean|want|need|like|love|hate|feel|believe|suppose|agree|see|wonder|remember|forget|am|was|have|had|do|did|can|could|would|should|might|must|may)\b)(\p{L}+\b.*)$/iu;
+const FIRST_PERSON_HEARD = /(?:^|,\s+)(?:then\s+|so\s+|and\s+)?i\s+(?!(?:think|guess|hope|know|mean|want|need|like|love|hate|feel|believe|suppose|agree|see|wonder|remember|forget|am|was|have|had|did|can|could|would|should|might|must|may)\b)(?!do\b(?!\s+(?:the|a|an)\b))(\p{L}+\b.*)$/iu;
 const STILL_TO_COME = /\b(?:tomorrow|tonight|later|today|this (?:morning|afternoon|evening|weekend|week)|next (?:week|month|monday|tuesday|wednesday|thursday|friday)|for tomorrow|by (?:monday|tuesday|wednesday|thursday|friday|the end)|(?:on|before) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|before (?:lunch|noon|the \p{L}+|(?:it|they|we|you|he|she) (?:starts?|begins?|opens?|goes out|go|leaves?|arrives?))|after (?:lunch|practice|school|service|work|the break)|straight (?:after|away)|right away|first thing|myself)\b/iu;
 
 /** Where a clause makes another promise: "I'll be there, and I'll file …". */
@@ -725,7 +728,9 @@ function classAssignment(said: string): Item | undefined {
   // "And one for all of us: every member needs to …": what follows the colon.
   const text = said.replace(/^[^:]{1,40}:\s+(?=(?:every|each|all)\b)/iu, '');
   const toGroup = GROUP_TOLD.exec(text);
-  if (toGroup && deadlineIn(text) && !isQuestion(text) && startsWithVerb(toGroup[1])) {
+  // "I want everyone to …" is an instruction however it is timed; "everyone, …" only with its deadline.
+  const wanted = toGroup !== null && /^i\b/i.test(toGroup[0]);
+  if (toGroup && (wanted || deadlineIn(text)) && !isQuestion(text) && startsWithVerb(toGroup[1])) {
     // "Between now and Friday, I want everyone to …": the deadline said first belongs to the task.
     const before = deadlineIn(text.slice(0, toGroup.index));
     return taskItem(null, before && !deadlineIn(toGroup[1]) ? `${toGroup[1]} ${before.toLowerCase()}` : toGroup[1], { toOthers: true });
@@ -827,7 +832,7 @@ const CUT_AT = [
   // "check the invoices would it help if …": a question starts where a recogniser left out the full stop.
   /\s+(?:would|could|should|can|will|shall|do|does|did|is|are|was)\s+(?:it|i|we|you|they|he|she)\b.*$/i,
 ];
-const TRAILING = /(?:[\s,]+(?:ok|okay|right|please|thanks|thank you|yeah|then|as well|too))+\s*$/i;
+const TRAILING = /(?:[\s,]+(?:ok|okay|right|please|thanks|thank you|yeah|then|as well|too|and|or|but))+\s*$/i;
 
 function cleanTask(raw: string): string {
   const spoken = raw.replace(/(?:^|[\s,]+)(?:um+|uh+|uhm|erm|er)\b[,.]?(?=\s|$)/giu, ' ');

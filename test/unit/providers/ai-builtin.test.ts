@@ -782,3 +782,18 @@ test('the group told what to do ("I want everyone to …", "all of you, …", "e
     'Download their bank statements tonight and email them over',
   ]);
 });
+
+test('what a recogniser runs together: "not sure why that is, leave it with me, I\'ll …", "I do the home visit on Thursday", "I want everyone to …"', () => {
+  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
+  expect(itemsOf(two('The bill came to more than I expected.', "Ah, I'm not sure why that is, leave it with me, I'll go through the invoice this afternoon."))).toEqual([
+    'Go through the invoice this afternoon',
+  ]);
+  // A question word in the promise's own part still makes it no promise.
+  expect(itemsOf(two('The bill came to more.', "So what I'll do is anyone's guess"))).toEqual([]);
+  // "I do" with "'ll" dropped, before a time to come; "I do think …" is no promise; a trailing "and" is cut.
+  expect(itemsOf(two('When can you get out there?', 'Right, I do the home visit on Thursday morning and'))).toEqual(['Do the home visit on Thursday morning']);
+  expect(itemsOf(two('When can you get out there?', 'I do think Thursday morning works.'))).toEqual([]);
+  expect(itemsOf(two('The fire inspection is on the twentieth.', 'I want everyone to test the smoke alarms on their own floors.'))).toEqual([
+    'Test the smoke alarms on their own floors',
+  ]);
+});
