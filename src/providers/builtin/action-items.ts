@@ -765,7 +765,7 @@ const SELF_ONLY_HEADS = new Set(['grab', 'hand', 'walk']);
 /** "tell the servers to stop offering the salmon", "tell them about the new hours": an instruction passed on. */
 const TELL_TO = /^tell\s+(?!(?:you|me|us)\b)(?:\p{L}+\s+){1,3}(?:to|about|that)\s+\p{L}/iu;
 const IN_MEETING = /^share (?:my|the|your|his|her) screen\b/i;
-const HEDGE = /\b(?:probably|maybe|might|perhaps|possibly|hopefully|not sure)\b/i;
+const HEDGE = /\b(?:probably|maybe|might|perhaps|possibly|hopefully|not sure|eventually|at some point|one of these days|some ?day)\b/i;
 /** Words that carry no task: pronouns, determiners, prepositions, time words ("do that this week" has none). */
 const EMPTY_WORDS = new Set(
   `i me my you your he him his she her it its we us our they them their this that these those one ones the a an some any
