@@ -599,7 +599,10 @@ const FIRST_PERSON = new RegExp(String.raw`\b${PROMISE}\s+(?:${PROMISE}\s+)*(.+)
  * Read as a promise only with a time still to come (or "myself") and a verb that does something.
  */
 const FIRST_PERSON_HEARD = /(?:^|,\s+)(?:then\s+|so\s+|and\s+)?i\s+(?!(?:think|guess|hope|know|mean|want|need|like|love|hate|feel|believe|suppose|agree|see|wonder|remember|forget|am|was|have|had|did|can|could|would|should|might|must|may)\b)(?!do\b(?!\s+(?:the|a|an)\b))(\p{L}+\b.*)$/iu;
-const STILL_TO_COME = /\b(?:tomorrow|tonight|later|today|this (?:morning|afternoon|evening|weekend|week)|next (?:week|month|monday|tuesday|wednesday|thursday|friday)|for tomorrow|by (?:monday|tuesday|wednesday|thursday|friday|the end)|(?:on|before) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|before (?:lunch|noon|the \p{L}+|(?:it|they|we|you|he|she) (?:starts?|begins?|opens?|goes out|go|leaves?|arrives?))|after (?:lunch|practice|school|service|work|the break)|straight (?:after|away)|right away|first thing|myself)\b/iu;
+const STILL_TO_COME = new RegExp(
+  String.raw`\b(?:tomorrow|tonight|later|today|this (?:morning|afternoon|evening|weekend|week)|next (?:week|month|${DAY})|for tomorrow|by (?:${DAY}|the end)|(?:on|before) ${DAY}|before (?:lunch|noon|the \p{L}+|(?:it|they|we|you|he|she) (?:starts?|begins?|opens?|goes out|go|leaves?|arrives?))|after (?:lunch|practice|school|service|work|the break)|straight (?:after|away)|right away|first thing|myself)\b`,
+  'iu',
+);
 
 /** Where a clause makes another promise: "I'll be there, and I'll file …". */
 const NEXT_PROMISE = new RegExp(String.raw`,\s*(?:(?:and|then|so)\s+)?(?=${PROMISE}\s)`, 'iu');
@@ -867,7 +870,10 @@ function isTask(task: string, options: { noun?: boolean; toOthers?: boolean } = 
 }
 
 const CALENDAR_DAY = new RegExp(String.raw`\b${DAY}\b`, 'i');
-const DEADLINE = /\b(?:between now and (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the end of (?:the )?(?:day|week|month))|by (?:the )?(?:end of (?:the )?(?:day|week|month|year|quarter)|[\p{L}\d]+(?: [\p{L}\d]+)?)|this weekend|next weekend|over the weekend|this week|next week|today|tonight|tomorrow|(?:on|before|next|for) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:for|in|before) (?:january|february|march|april|may|june|july|august|september|october|november|december))\b/iu;
+const DEADLINE = new RegExp(
+  String.raw`\b(?:between now and (?:${DAY}|the end of (?:the )?(?:day|week|month))|by (?:the )?(?:end of (?:the )?(?:day|week|month|year|quarter)|[\p{L}\d]+(?: [\p{L}\d]+)?)|this weekend|next weekend|over the weekend|this week|next week|today|tonight|tomorrow|(?:on|before|next|for) ${DAY}|(?:for|in|before) (?:january|february|march|april|may|june|july|august|september|october|november|december))\b`,
+  'iu',
+);
 
 function deadlineIn(text: string): string | undefined {
   return DEADLINE.exec(text)?.[0];
