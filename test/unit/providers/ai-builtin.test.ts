@@ -7,6 +7,8 @@ const said = (lines: Array<[string, string]>): { text: string; segments: Transcr
   text: lines.map(([, text]) => text).join(' '),
   segments: lines.map(([speaker, text], i) => ({ start: i * 5, end: i * 5 + 5, text, speaker })),
 });
+/** Two people taking turns, line by line, told apart by label. */
+const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
 /** Everyone as one label, as from a provider that does not diarize. */
 const oneVoice = (...lines: string[]) => said(lines.map((text) => ['speaker_0', text]));
 const itemsOf = (input: { text: string; segments: TranscriptSegmentOut[] }) => analyzeTranscript(input).actionItems;
@@ -404,7 +406,6 @@ test('more ways to ask and to take on: a name after "please …", "your task is"
 });
 
 test('"leave it with me" and "not at all" accept; "would you mind calling …" asks for "calling …"; "I\'ll do it" after a refusal takes the request', () => {
-  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
   expect(itemsOf(two('Nadia, can you update the budget sheet before Monday?', 'Leave it with me.'))).toEqual(['Nadia: update the budget sheet before Monday']);
   expect(itemsOf(two('Nadia, would you mind calling the landlord about the heating?', 'Not at all.'))).toEqual(['Nadia: calling the landlord about the heating']);
   expect(itemsOf(two('Nadia, would you mind checking the invoices?', "Sorry, I can't today."))).toEqual([]);
@@ -549,7 +550,6 @@ test('who speaks: "Great. Lena?" calls on Lena; a name ending a reply is said to
 });
 
 test('more ways to commit: "put me down for …", "once I have it, I\'ll …", "let\'s have Leo …", "Homework: everyone reads …", an offer taken up', () => {
-  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
   expect(itemsOf(oneVoice('Put me down for painting the fence on Sunday.'))).toEqual(['Painting the fence on Sunday']);
   expect(itemsOf(oneVoice('Once I have the keys, I will clean the studio.'))).toEqual(['Clean the studio']);
   // "Leo" is a star sign to the lexicon; after "let's have", a capitalised word is a person.
@@ -570,7 +570,6 @@ test('more ways to commit: "put me down for …", "once I have it, I\'ll …", "
 });
 
 test('"it" and "them" in a task stand for what was said just before: "book it" is "book the kiln"', () => {
-  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
   expect(itemsOf(two("Omar, you're on the kiln. Fire it up before nine tomorrow.", 'Sure.'))).toEqual(['Omar: fire the kiln up before nine tomorrow']);
   // A pronoun alone says nothing to do; with what it stands for, it is a task.
   expect(itemsOf(two('Somebody has to chase the suppliers about the tiles.', "That's mine. I'll ring them today."))).toEqual(['Ring the suppliers today']);
@@ -580,7 +579,6 @@ test('"it" and "them" in a task stand for what was said just before: "book it" i
 });
 
 test('"I\'ll" as a recogniser drops it, after a comma too; "then that\'s yours, Aisha, ring …" gives Aisha what follows', () => {
-  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
   // "I'll email" heard as "I email": a promise only with a time still to come.
   expect(itemsOf(two('The parking permit runs out tonight.', 'Yes, I ring the council first thing.'))).toEqual(['Ring the council first thing']);
   expect(itemsOf(two('Who writes the hiring paragraph?', 'I suppose, I write the hiring paragraph before Monday.'))).toEqual(['Write the hiring paragraph before Monday']);
@@ -625,7 +623,6 @@ test('two voices a recogniser ran together: a request answered "Sure, I\'ll …"
 });
 
 test('what "it" stands for keeps its place ("the hoist in bay four"), not its time; a request\'s "it" too; "a go" is nothing', () => {
-  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
   // A request accepted: its "it" is the hoist, with where it is.
   expect(itemsOf(two('Oh, and the hoist in bay four is making a grinding noise.', 'Could you log it with estates, Denise?', 'Yep, fair enough.'))).toEqual([
     'Denise: log the hoist in bay four with estates',
@@ -658,7 +655,6 @@ test('"you\'re in charge of …", "that\'s you" and "that\'s on me" hand over wh
 });
 
 test('a promise after one with no task, an offer with its time, "have … by Friday", the group told what it needs to do', () => {
-  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
   // "I'll be there" has no task; the promise after it has.
   expect(itemsOf(two('The council meets tonight.', "I'll be there, and I'll file four hundred words by nine."))).toEqual(['File four hundred words by nine']);
   // A condition opening a later clause holds for what follows it: the first promise stands, the second waits.
@@ -687,7 +683,6 @@ test('a promise after one with no task, an offer with its time, "have … by Fri
 });
 
 test('a recogniser\'s slips: "I" for "I\'ll" before a time still to come, "my Friday" and "I Wednesday" for "by"', () => {
-  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
   expect(itemsOf(two('How is the model?', 'On our side, I update the runway model before the board meeting.'))).toEqual([
     'Update the runway model before the board meeting',
   ]);
@@ -700,7 +695,6 @@ test('a recogniser\'s slips: "I" for "I\'ll" before a time still to come, "my Fr
 });
 
 test('with the room known, who speaks is one of its participants; more times still to come; "shouldn\'t someone …?"', () => {
-  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
   const room = (input: ReturnType<typeof said>) => analyzeTranscript({ ...input, participants: ['Ruth', 'Beth'] }).actionItems;
   // "Half-aid, fine." (for "Half eight, fine.") reads as a name said to someone; nobody of that name is in the room.
   expect(room(two('Half-aid, fine.', 'I can get pictures of the protest outside the town hall before it starts.'))).toEqual([
@@ -718,7 +712,6 @@ test('with the room known, who speaks is one of its participants; more times sti
 });
 
 test('"look into it", "go through them", "ring her": what the pronoun stands for; "Me." volunteers; a need nobody takes on', () => {
-  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
   expect(itemsOf(two('The new antibiotic guidelines came out on Monday.', "I'll go through them tonight."))).toEqual([
     'Go through the new antibiotic guidelines tonight',
   ]);
@@ -747,7 +740,6 @@ test('"look into it", "go through them", "ring her": what the pronoun stands for
 });
 
 test('"take it to the garage" carries the thing said before; a clause about "it" names no new "it"; "would you be so kind as to …"', () => {
-  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
   // Not "take it" (the task said before): "it" is the generator, not the market where it smoked.
   expect(itemsOf(two('The generator needs a service too. It was smoking at the last market.', "Fine, I'll take it to Dave's garage, but not till Wednesday."))).toEqual([
     "Take the generator to Dave's garage",
@@ -762,7 +754,6 @@ test('"take it to the garage" carries the thing said before; a clause about "it"
 });
 
 test('the group told what to do ("I want everyone to …", "all of you, …", "every member needs to …"); requests after an aside; "your …" as asked', () => {
-  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
   expect(itemsOf(two('Between now and Friday, I want everyone to test the smoke alarms on their own floors.', 'Fine by me.'))).toEqual([
     'Test the smoke alarms on their own floors between now and Friday',
   ]);
@@ -784,7 +775,6 @@ test('the group told what to do ("I want everyone to …", "all of you, …", "e
 });
 
 test('what a recogniser runs together: "not sure why that is, leave it with me, I\'ll …", "I do the home visit on Thursday", "I want everyone to …"', () => {
-  const two = (...lines: string[]) => said(lines.map((text, i) => [`speaker_${i % 2}`, text]));
   expect(itemsOf(two('The bill came to more than I expected.', "Ah, I'm not sure why that is, leave it with me, I'll go through the invoice this afternoon."))).toEqual([
     'Go through the invoice this afternoon',
   ]);
