@@ -3,6 +3,7 @@
 // tasks this week." as an item, or use the recogniser's speaker label as a name. This module turns such an answer
 // into clean insights; anything it cannot read is a final failure with the answer's first 200 characters.
 
+import { escapeRegExp } from './reg-exp.ts';
 import { ProviderError, type MeetingInsights } from './types.ts';
 
 export const MAX_ACTION_ITEMS = 50;
@@ -121,11 +122,17 @@ function actionItemText(item: unknown): string | undefined {
   // A task that already says which day or week keeps its own words: "call the CFO this week" is not also "next week";
   // "read it over the weekend" still takes "by Friday" (the two may be for different parts of it).
   const twoRelative = due !== undefined && RELATIVE_TIME.test(out) && RELATIVE_TIME.test(due);
-  if (due && !out.toLowerCase().includes(due.toLowerCase()) && !twoRelative) out = `${out.replace(/[.\s]+$/, '')} ${due}`;
+  // "send the files back on Monday" with due "Monday" says it already, in its own words ("by Monday" would say it twice).
+  const said = due !== undefined && new RegExp(String.raw`\b${escapeRegExp(due.replace(DUE_PREPOSITION, ''))}\b`, 'i').test(out);
+  if (due && !said && !twoRelative) out = `${out.replace(/[.\s]+$/, '')} ${due}`;
   const owner = [value.owner, value.assignee, value.who].find((v) => typeof v === 'string' && v.trim()) as string | undefined;
-  if (owner && !out.toLowerCase().includes(owner.trim().toLowerCase())) out = `${owner.trim()}: ${out}`;
+  // "Ann" is not said by "send the banner ads": the owner's name as a word.
+  if (owner && !new RegExp(String.raw`\b${escapeRegExp(owner.trim())}\b`, 'i').test(out)) out = `${owner.trim()}: ${out}`;
   return out;
 }
+
+/** The word a due phrase starts with that says how it is due, not when. */
+const DUE_PREPOSITION = /^(?:by|before|on|in|at|for|until)\s+/i;
 
 /** A day or week said relative to the meeting. */
 const RELATIVE_TIME = /\b(?:today|tonight|tomorrow|(?:this|next) (?:morning|afternoon|evening|week|weekend|month|\p{L}+day))\b/iu;

@@ -8,6 +8,7 @@
 // daughter", "their caretaker"), never "a doctor" (anyone). Found nothing, the item keeps its pronoun. A request's task
 // is read the same way as a promise's.
 import { nounPhrases } from './names.ts';
+import { escapeRegExp } from '../reg-exp.ts';
 
 /** How many clauses back an antecedent may be (a request and its answer, with a remark between). */
 const CLAUSES_BACK = 4;
@@ -60,7 +61,7 @@ export function withAntecedent(task: string, earlier: readonly string[]): string
 }
 
 /** A noun phrase right after a preposition: a place or a time, not a thing acted on. */
-const AFTER_PREPOSITION = (phrase: string) => new RegExp(String.raw`\b(?:in|on|at|for|of|from|by|to|with|into|about)\s+${phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'i');
+const AFTER_PREPOSITION = (phrase: string) => new RegExp(String.raw`\b(?:in|on|at|for|of|from|by|to|with|into|about)\s+${escapeRegExp(phrase)}`, 'i');
 
 /** A preposition that ties a place or a purpose to a noun: "the hoist in bay four", "the back room at the Red Lion". */
 const PREPOSITION = String.raw`\s+(?:in|on|at|for|of|from|by)\s+`;

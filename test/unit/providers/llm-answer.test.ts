@@ -52,6 +52,12 @@ describe('action items', () => {
     expect(item('call the CFO directly this week', 'next week')).toBe('Ann: call the CFO directly this week');
     expect(item('read the draft over the weekend', 'Friday')).toBe('Ann: read the draft over the weekend by Friday');
     expect(item('send the slides', 'Friday')).toBe('Ann: send the slides by Friday');
+    // The task says the day in its own words: not "on Monday by Monday".
+    expect(item('send the banner ads back on Monday', 'Monday')).toBe('Ann: send the banner ads back on Monday');
+    expect(item('ring the teacher on Friday either way', 'by Friday')).toBe('Ann: ring the teacher on Friday either way');
+    // The owner is added unless the task says the name as a word: "tomorrow" does not say "Tom".
+    const tom = insightsFrom('p', JSON.stringify({ summary: 'S.', action_items: [{ owner: 'Tom', task: 'call the supplier tomorrow', due: null }] }));
+    expect(tom.actionItems).toEqual(['Tom: call the supplier tomorrow']);
   });
 
   test.each([
