@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { ApiError } from '../domain/errors.ts';
+import { escapeRegExp } from '../reg-exp.ts';
 import type { SpecOperation } from './spec.ts';
 
 export interface SpecPath {
@@ -63,8 +64,6 @@ export function httpMethodSemantics(operations: SpecOperation[]): RequestHandler
 
 /** The contract's path a request path falls under, if any. */
 export const specPathOf = (paths: SpecPath[], requestPath: string): SpecPath | undefined => paths.find((p) => p.pattern.test(requestPath));
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * `connectWebSocket`: a real upgrade is taken by the gateway on the server's `upgrade` event and never reaches Express,

@@ -3,7 +3,7 @@
 // tasks this week." as an item, or use the recogniser's speaker label as a name. This module turns such an answer
 // into clean insights; anything it cannot read is a final failure with the answer's first 200 characters.
 
-import { escapeRegExp } from './reg-exp.ts';
+import { escapeRegExp } from '../reg-exp.ts';
 import { ProviderError, type MeetingInsights } from './types.ts';
 
 export const MAX_ACTION_ITEMS = 50;

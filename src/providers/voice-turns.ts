@@ -116,6 +116,7 @@ function handover(frames: SegmentFrames, before: { from: number; to: number }, a
   while (next < after.to - 1 && !voiced(next)) next++;
   return Math.round(((frames.times[last]! + frames.times[next]!) / 2) * 1000) / 1000;
 }
+
 /** The cut nearest `at` that follows a sentence's end, else a comma, else `at`; between `low` and `high`. */
 function snap(words: readonly string[], at: number, low: number, high: number): number {
   for (const [ending, reach] of [[/[.?!]["')]?$/, SNAP_WORDS], [/[,;:]$/, SNAP_WORDS - 1]] as const) {

@@ -122,7 +122,7 @@ function itemOf(clause: string, turn: Turn, at: number, context: MeetingContext,
     firstPerson(clause, text, speaker, turn, context) ??
     datedOffer(clause, text, speaker) ??
     volunteered(clause, turn, at, context) ??
-    neededByThen(clause, text, turn, context) ??
+    neededByThen(clause, text, turn, at, context) ??
     classAssignment(text) ??
     acceptedInstruction(clause, text, turn, at, context, consumed);
   return item && { ...item, me: item.me ?? speaker };
@@ -674,11 +674,11 @@ const TAKES_IT_ON = /^(?:me\b|i'll|i will|i can|leave (?:that|it) with me|that's
  * A task someone must do by a time still to come, that nobody in the next turns takes on: an item with no owner
  * ("Somebody needs to ring social services this morning"). Taken on, it is the taker's (firstPerson, volunteered).
  */
-function neededByThen(clause: string, text: string, turn: Turn, context: MeetingContext): Item | undefined {
+function neededByThen(clause: string, text: string, turn: Turn, at: number, context: MeetingContext): Item | undefined {
   const match = SOMEONE_NEEDS.exec(text);
   if (!match || isQuestion(clause) || (!deadlineIn(match[1]) && !STILL_TO_COME.test(match[1]))) return undefined;
   const next = context.turns.slice(turn.index + 1, turn.index + 3);
-  const after = turn.clauses.slice(turn.clauses.indexOf(clause) + 1);
+  const after = turn.clauses.slice(at + 1);
   if (after.some(isQuestion) || next.some((later) => TAKES_IT_ON.test(stripLeadingNoise(stripFillers(later.clauses[0] ?? ''))))) return undefined;
   const item = taskItem(null, match[1]);
   return item && { ...item, untaken: true };
@@ -715,7 +715,8 @@ const CLASS_ASSIGNMENT = /\b(?:for homework|for next (?:week|class|time|lesson)|
 /** "Homework: everyone reads chapter four and answers …": the class is told, the task is "read … and answer …". */
 const GROUP_SUBJECT = /^(?:everyone|everybody|all of you|you all|each of you|every student|each student|every member|each member|all members)\s+(?:(?:needs to|has to|must|should)\s+)?(.+)$/iu;
 /** "I want everyone to test the smoke alarms …", "all of you, get your hours into the system by Friday": the group told. */
-const GROUP_TOLD = /(?:\bi (?:want|need|'d like|would like) (?:everyone|everybody|all of you|each of you) to|(?:^|,\s*)(?:all of you|everyone|everybody|each of you),)\s+(.+)$/iu;
+const THE_GROUP = String.raw`(?:everyone|everybody|all of you|each of you)`;
+const GROUP_TOLD = new RegExp(String.raw`(?:\bi (?:want|need|'d like|would like) ${THE_GROUP} to|(?:^|,\s*)${THE_GROUP},)\s+(.+)$`, 'iu');
 
 function forTheGroup(phrase: string): string {
   const told = GROUP_SUBJECT.exec(phrase);

@@ -8,7 +8,7 @@
 // daughter", "their caretaker"), never "a doctor" (anyone). Found nothing, the item keeps its pronoun. A request's task
 // is read the same way as a promise's.
 import { nounPhrases } from './names.ts';
-import { escapeRegExp } from '../reg-exp.ts';
+import { escapeRegExp } from '../../reg-exp.ts';
 
 /** How many clauses back an antecedent may be (a request and its answer, with a remark between). */
 const CLAUSES_BACK = 4;

@@ -302,10 +302,10 @@ function labelled(turns: Turn[], clues: Map<number, string>, introduced: Map<str
 /**
  * Only people the meeting names are owners (docs/decisions.md §9): a participant whose name nobody says is known
  * only from the room's list, and what they say stays unattributed, as a listener to the meeting would leave it; and
- * with the room known, whoever speaks or is spoken to is one of its participants (a name from outside it was a
- * clue misheard: "Half-aid, fine." for "Half eight, fine."). A
- * recogniser writes a name it does not know as a word that sounds like it ("Coffee" for Kofi, "Asia" for Aisha),
- * capitalised where it took it for a name: that still says the name.
+ * with the room known, whoever speaks or is spoken to is one of its participants (a name from outside it was a clue
+ * misheard: "Half-aid, fine." for "Half eight, fine."). A recogniser writes a name it does not know as a word that
+ * sounds like it ("Coffee" for Kofi, "Asia" for Aisha), capitalised where it took it for a name: that still says the
+ * name.
  */
 function namedInTheMeeting(speakers: Map<number, string>, turns: Turn[], heard: Set<string>, room: Room): Map<number, string> {
   if (room.people.length === 0) return speakers;

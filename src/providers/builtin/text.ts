@@ -104,7 +104,7 @@ export function isQuestion(clause: string): boolean {
   );
 }
 
-const CALENDAR = /\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july|august|september|october|november|december)\b/gi;
+const CALENDAR = new RegExp(String.raw`\b(${DAY}|january|february|march|april|june|july|august|september|october|november|december)\b`, 'gi');
 
 /** "Tom: write the release notes by Friday": the task in lower case after an owner, capitalised alone; days and months capitalised. */
 export function writeItem(owner: string | null, task: string): string {
