@@ -1,5 +1,5 @@
 // The `openai-compatible` AI analyser (docs/decisions.md §9): `POST {base}/chat/completions` asking for a JSON object
-// `{summary, action_items}` by schema where the server takes one. The model proposes, the rules check: its items pass
+// `{action_items, summary}` by schema where the server takes one. The model proposes, the rules check: its items pass
 // the builtin analyser's checks (action-item-check.ts) against the part of the transcript they came from. The model is the tenant's `<vendor>/<model>` when given, else the operator's (AI_MODEL);
 // the tenant's key replaces the operator's. Any server speaking OpenAI's chat completions works: OpenAI, routers
 // (OpenRouter, LiteLLM), vLLM, and self-hosted servers such as llama.cpp's, which differ (docs/decisions.md §9 "Self-hosted
@@ -18,8 +18,8 @@ import { ProviderError, type AiAnalyzer, type AnalysisRequest, type MeetingInsig
 
 export const SYSTEM_PROMPT =
   'You read the transcript of a meeting and answer with one JSON object and nothing else:\n' +
-  '{"summary": "<1 to 3 sentences: the topics discussed and what was decided>", ' +
-  '"action_items": [{"owner": "<name or null>", "task": "<what is to be done>", "due": "<deadline or null>"}]}\n' +
+  '{"action_items": [{"owner": "<name or null>", "task": "<what is to be done>", "due": "<deadline or null>"}], ' +
+  '"summary": "<1 to 3 sentences: the topics discussed and what was decided>"}\n' +
   'An action item is a task someone took on in the meeting: a promise ("I will send it"), an assignment ("Dana, ' +
   'please look into it", "let\'s have Omar check the invoices", "Jun owns the migration"), or a request the person ' +
   'asked accepted ("Ravi, can you book the room?" answered "Sure"). Questions, ideas, wishes ("maybe one day"), ' +
@@ -31,11 +31,15 @@ export const SYSTEM_PROMPT =
   'as speaker_0 or A): that label is not a name, never use it as an owner. When nobody took on a task, ' +
   'action_items is []. Use the language of the transcript.';
 
-/** The answer's shape, sent as `response_format` where the server takes a JSON schema (llama.cpp's server, OpenAI). */
+/**
+ * The answer's shape, sent as `response_format` where the server takes a JSON schema (llama.cpp's server, OpenAI).
+ * The items come first: servers write the properties in the schema's order, and a small model's summary can run on,
+ * repeating itself until the answer's room is spent (measured: 4 of 59 answers of the 1.5 B model on the spoken
+ * corpus, 3 of them before any item was written). Items written first are whole whatever the summary does.
+ */
 export const ANSWER_SCHEMA = {
   type: 'object',
   properties: {
-    summary: { type: 'string' },
     action_items: {
       type: 'array',
       items: {
@@ -49,8 +53,9 @@ export const ANSWER_SCHEMA = {
         additionalProperties: false,
       },
     },
+    summary: { type: 'string' },
   },
-  required: ['summary', 'action_items'],
+  required: ['action_items', 'summary'],
   additionalProperties: false,
 } as const;
 
@@ -125,9 +130,13 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
     // The model proposes, the rules check: each part's items were checked against that part; repeats across parts
     // (and within one) are one item; then the rules' own items (milliseconds, no model) give owners and fill gaps.
     const modelItems = mergeItems(results.flatMap((r) => r.actionItems), MAX_ACTION_ITEMS);
-    const actionItems = withRuleItems(modelItems, analyzeTranscript(request).actionItems, MAX_ACTION_ITEMS);
-    if (results.length === 1) return { summary: results[0].summary, actionItems };
-    return { summary: await this.mergedSummary(results.map((r) => r.summary).filter(Boolean), call), actionItems };
+    const rules = analyzeTranscript(request);
+    const actionItems = withRuleItems(modelItems, rules.actionItems, MAX_ACTION_ITEMS);
+    // An answer cut short in its items has no summary: the rules' summary stands in for a part-less answer.
+    const summaries = results.map((r) => r.summary).filter(Boolean);
+    if (summaries.length === 0) return { summary: rules.summary, actionItems };
+    if (summaries.length === 1) return { summary: summaries[0], actionItems };
+    return { summary: await this.mergedSummary(summaries, call), actionItems };
   }
 
   /**

@@ -55,35 +55,74 @@ function balancedEnd(text: string, start: number): number {
 }
 
 /**
- * An answer cut short, as a small model writes one that runs on until the server's context is full (llama.cpp then
- * stops: `truncated`): its summary and the action items written out whole, when the summary is whole. Measured on a
- * 45-minute meeting with the 1.5 B model: the first part's answer ran to the end of an 8k context.
+ * An answer cut short, as a small model writes one that runs on until the answer's room is spent (llama.cpp then
+ * stops: `finish_reason` "length"): the action items written out whole, and the summary's whole sentences. The items
+ * are asked for first (ai-openai-compatible.ts ANSWER_SCHEMA), but a server without the schema may write either first.
+ * Measured on a 45-minute meeting with the 1.5 B model: the first part's answer ran to the end of an 8k context.
  */
 function cutShort(content: string): Record<string, unknown> | undefined {
-  const summary = /^\s*(?:```(?:json)?\s*)?\{\s*"summary"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(content);
-  if (!summary) {
-    // The summary itself ran on (measured: a 45-minute meeting's part): its whole sentences, and no items.
-    const started = /^\s*(?:```(?:json)?\s*)?\{\s*"summary"\s*:\s*"((?:[^"\\]|\\.)*)$/.exec(content);
-    const sentences = started ? /^.*[.!?](?=\s)/s.exec(started[1])?.[0] : undefined;
-    return sentences ? { summary: sentences.replace(/\\(["\\/])/g, '$1').replace(/\\n/g, ' '), action_items: [] } : undefined;
-  }
-  const list = content.indexOf('[', content.indexOf('"action_items"'));
+  if (!/^\s*(?:```(?:json)?\s*)?\{\s*"(?:summary|action_items)"\s*:/.test(content)) return undefined;
+  const items = wholeItems(content);
+  const summary = /"summary"\s*:\s*"((?:[^"\\]|\\.)*)("?)/.exec(content);
+  let text = '';
+  if (summary?.[2]) text = JSON.parse(`"${summary[1]}"`) as string;
+  // The summary itself ran on: its whole sentences.
+  else if (summary) text = (/^.*[.!?](?=\s)/s.exec(summary[1])?.[0] ?? '').replace(/\\(["\\/])/g, '$1').replace(/\\n/g, ' ');
+  return text || items.length > 0 ? { summary: text, action_items: items } : undefined;
+}
+
+/** The items of an answer's `action_items` list that were written out whole (objects, else strings). */
+function wholeItems(content: string): unknown[] {
+  const key = content.indexOf('"action_items"');
+  const list = key === -1 ? -1 : content.indexOf('[', key);
+  if (list === -1) return [];
   const items: unknown[] = [];
-  if (content.includes('"action_items"') && list !== -1) {
-    for (let at = content.indexOf('{', list); at !== -1; ) {
-      const end = balancedEnd(content, at);
-      if (end === -1) break;
-      try {
-        items.push(JSON.parse(content.slice(at, end + 1)));
-      } catch {
-        // A broken item: skip it.
-      }
-      at = content.indexOf('{', end + 1);
+  const close = listEnd(content, list);
+  for (let at = content.indexOf('{', list); at !== -1 && at < close; ) {
+    const end = balancedEnd(content, at);
+    if (end === -1) break;
+    try {
+      items.push(JSON.parse(content.slice(at, end + 1)));
+    } catch {
+      // A broken item: skip it.
     }
-    // Items written as text: the complete strings of the list.
-    if (items.length === 0) for (const match of content.slice(list).matchAll(/"((?:[^"\\]|\\.)*)"\s*[,\]]/g)) items.push(JSON.parse(`"${match[1]}"`));
+    at = content.indexOf('{', end + 1);
   }
-  return { summary: JSON.parse(summary[1]) as string, action_items: items };
+  // Items written as text: the complete strings of the list.
+  if (items.length === 0) for (const match of content.slice(list, close).matchAll(/"((?:[^"\\]|\\.)*)"\s*[,\]]/g)) items.push(JSON.parse(`"${match[1]}"`));
+  return items;
+}
+
+/** Index of the `]` that closes the list opening at `start` (outside strings), or the text's length when cut first. */
+function listEnd(text: string, start: number): number {
+  let inString = false;
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === '\\') i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '[' || char === '{') depth++;
+    else if ((char === ']' || char === '}') && --depth === 0) return i;
+  }
+  return text.length;
+}
+
+/**
+ * A model's summary with each sentence once: a small model may run on, writing its last sentences again and again
+ * until the answer's room is spent (measured with the 1.5 B model: "The meeting concluded with …" eleven times).
+ */
+export function distinctSentences(summary: string): string {
+  const seen = new Set<string>();
+  const kept: string[] = [];
+  for (const sentence of summary.trim().split(/(?<=[.!?])\s+/)) {
+    const key = comparable(sentence);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(sentence);
+  }
+  return kept.join(' ').slice(0, MAX_TEXT);
 }
 
 /** `{summary, action_items}` from the message of a model; a message without it is a final failure. */
@@ -98,13 +137,13 @@ export function insightsFrom(provider: string, content: string): MeetingInsights
     if (text === undefined) throw unusable(provider, 'an action item is neither text nor an object with text');
     return text;
   });
-  return { summary: summary.trim().slice(0, MAX_TEXT), actionItems: cleanActionItems(texts) };
+  return { summary: distinctSentences(summary), actionItems: cleanActionItems(texts) };
 }
 
 /** The `summary` of a model's message, or undefined when there is none to read. */
 export function summaryFrom(content: string): string | undefined {
   const summary = firstJsonObject(content)?.summary;
-  return typeof summary === 'string' && summary.trim() ? summary.trim().slice(0, MAX_TEXT) : undefined;
+  return typeof summary === 'string' && summary.trim() ? distinctSentences(summary) : undefined;
 }
 
 /**

@@ -86,7 +86,7 @@ describe('against a server that answers badly', () => {
     expect(await analyze({ model: 'acme/large-2' })).toEqual({ summary: 'S.', actionItems: ['Bob: update the project plan', ...rules] });
     expect(lastBody).toMatchObject({
       model: 'acme/large-2',
-      response_format: { type: 'json_schema', json_schema: { schema: { required: ['summary', 'action_items'] } } },
+      response_format: { type: 'json_schema', json_schema: { schema: { required: ['action_items', 'summary'] } } },
       temperature: 0,
     });
     expect((lastBody!.messages as Array<{ content: string }>)[1].content).toContain(`${meeting.speakers[0]}: `);

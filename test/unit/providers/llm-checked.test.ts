@@ -9,7 +9,7 @@ import { insightsFrom } from '../../../src/providers/llm-answer.ts';
 
 let server: Server;
 let baseUrl: string;
-/** What the stand-in model answers for a prompt (its user message). */
+/** What the stand-in model answers for a prompt (its user message): an object, or a message's text as it is. */
 let answerFor: (user: string) => unknown;
 const formats: unknown[] = [];
 const maxTokens: unknown[] = [];
@@ -28,7 +28,8 @@ beforeAll(async () => {
         res.end(JSON.stringify({ error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model." } }));
         return;
       }
-      const content = JSON.stringify(answerFor(body.messages[1].content));
+      const answer = answerFor(body.messages[1].content);
+      const content = typeof answer === 'string' ? answer : JSON.stringify(answer);
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { role: 'assistant', content } }] }));
     });
   });
@@ -111,7 +112,7 @@ test("the rules' items join the model's: an owner where the meeting says who, a 
   expect(prompt).toContain('Participants (names as the room knows them): Amelia, Hugo, Zara');
 });
 
-test('an answer cut short at the end of the context keeps its summary and the items written out whole', () => {
+test('an answer cut short keeps the items written out whole and the summary\'s whole sentences, in either order', () => {
   const cut =
     '{\n  "summary": "Invoices and chairs.",\n  "action_items": [\n    {"owner": "Omar", "task": "check the invoices against the contracts", "due": null},\n' +
     '    {"owner": null, "task": "order the chairs for the hall", "due": null},\n    {"owner": null, "task": "order the chai';
@@ -119,12 +120,32 @@ test('an answer cut short at the end of the context keeps its summary and the it
     summary: 'Invoices and chairs.',
     actionItems: ['Omar: check the invoices against the contracts', 'order the chairs for the hall'],
   });
-  // A summary that ran on keeps its whole sentences; without one it is still an unusable answer.
+  // A summary that ran on keeps its whole sentences; without one or an item it is still an unusable answer.
   expect(insightsFrom('p', '{"summary": "The park repair was funded. The lighting and the lighting and the')).toEqual({
     summary: 'The park repair was funded.',
     actionItems: [],
   });
   expect(() => insightsFrom('p', '{"summary": "Invoi')).toThrow('unusable answer');
+  // Items first, as the schema asks: the summary that ran on after them, or none at all when the items were cut.
+  const itemsFirst = '{"action_items": [{"owner": "Omar", "task": "check the invoices", "due": null}], "summary": "Invoices. Invoices. The';
+  expect(insightsFrom('p', itemsFirst)).toEqual({ summary: 'Invoices.', actionItems: ['Omar: check the invoices'] });
+  const cutInItems = '{"action_items": [{"owner": "Omar", "task": "check the invoices", "due": "Friday"}, {"owner": "Li", "task": "ord';
+  expect(insightsFrom('p', cutInItems)).toEqual({ summary: '', actionItems: ['Omar: check the invoices by Friday'] });
+});
+
+test("a summary that repeats itself says each sentence once; with none, the rules' summary stands in", async () => {
+  const loop = 'The team reviewed the outage. The meeting concluded with the timeline. '.repeat(8);
+  answerFor = () => ({ summary: loop, action_items: [] });
+  const looped = await analyzer().analyze(lines('Omar, please check the invoices against the contracts by Friday.', 'Sure.'));
+  expect(looped.summary).toBe('The team reviewed the outage. The meeting concluded with the timeline.');
+  // The answer ran out of room inside its items: the items written whole stand, and the summary is the rules' own.
+  answerFor = () => '{"action_items": [{"owner": "Omar", "task": "check the invoices against the contracts", "due": "Friday"}, {"owner": null, "task": "che';
+  const cut = await analyzer().analyze(lines('Omar, please check the invoices against the contracts by Friday.', 'Sure.'));
+  expect(cut.actionItems).toEqual(['Omar: check the invoices against the contracts by Friday']);
+  expect(cut.summary).not.toBe('');
+  expect(cut.summary).toContain('invoices');
+  // The items are asked for before the summary, so that a summary that runs on cannot crowd them out.
+  expect(Object.keys((formats.at(-1) as { json_schema: { schema: { properties: object } } }).json_schema.schema.properties)).toEqual(['action_items', 'summary']);
 });
 
 test('a server that refuses max_tokens is asked again without it, and never sent it again', async () => {
