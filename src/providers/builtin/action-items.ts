@@ -229,7 +229,7 @@ const OWNS = new RegExp(
  * "Dev, you're in charge of the race timetable": the one spoken to owns it; "you're on the van" only said to someone
  * by name ("you're on mute" is not a task).
  */
-const YOU_OWN = new RegExp(String.raw`^(?:${NAME},\s+)?(?:you're|you are|you'll be|you will be)\s+(in charge of|responsible for|handling|looking after|on)\s+(.+)$`, 'iu');
+const YOU_OWN = new RegExp(String.raw`^(?:${NAME},\s+)?(?:(?:then|so|okay|ok|right),?\s+)?(?:you're|you are|you'll be|you will be)\s+(in charge of|responsible for|handling|looking after|on)\s+(.+)$`, 'iu');
 
 function youOwn(text: string, turn: Turn, at: number, context: MeetingContext): Item | undefined {
   const match = YOU_OWN.exec(text);
@@ -491,12 +491,15 @@ function addressedTask(text: string, turn: Turn, context: MeetingContext): Item 
  * tomorrow." The one told is whom the turn names, else whoever accepted, when the meeting says who that is. And an
  * offer taken up: "I can call the morning patients." → "Please do."
  */
-const OFFER = /^(?:(?:but|and|so|well|then|or),?\s+)?(?:i can|i could|i'm happy to|i am happy to|happy to)\s+(.+)$/iu;
+// "The trial is fixed at 30 days, but I could set up a training call": an offer after what cannot be done.
+const OFFER = /^(?:.*?,\s+but\s+|(?:(?:but|and|so|well|then|or),?\s+)?)(?:i can|i could|i'm happy to|i am happy to|happy to)\s+(.+)$/iu;
 const COPULA_EARLY = /^(?:[\p{L}\p{N}'-]+\s+){1,2}(?:is|are|was|were|isn't|aren't|wasn't|weren't)\b/iu;
 const TAKEN_UP = /^(?:please do|(?:yes|yeah|oh)\b,?\s*(?:please|let's do (?:that|it)|do that|that would|that'd)|let's do (?:that|it)|go ahead|that would (?:help|be great)|that'd (?:help|be great)|perfect|great|sounds good|thanks|thank you)\b/i;
 
 function acceptedInstruction(clause: string, text: string, turn: Turn, at: number, context: MeetingContext, consumed: Set<string>): Item | undefined {
   if (isQuestion(clause)) return undefined;
+  const askedFor = instructionAskedFor(text, turn, context);
+  if (askedFor) return askedFor;
   // An answer answers what was asked last: a later clause that is itself an instruction or an offer answers instead.
   const later = turn.clauses.slice(at + 1).map((c) => stripFillers(c.replace(/[.!?]+\s*$/, '')));
   if (later.some((c) => isQuestion(c) || OFFER.test(c) || startsWithVerb(c.replace(/^please\s+/i, '')))) return undefined;
@@ -522,6 +525,25 @@ function acceptedInstruction(clause: string, text: string, turn: Turn, at: numbe
   consumed.add(`${answer.turn.index}:0`);
   const deadline = deadlineIn(reply);
   return deadline && !deadlineIn(item.task) ? { ...item, task: `${item.task} ${deadline}` } : item;
+}
+
+/** "What do you want me to do overnight?", "Anything else you need from me?": someone asks to be told what to do. */
+const ASKS_WHAT_TO_DO =
+  /\b(?:what (?:do|would) you (?:want|need|like) me to (?:do|take|handle)|what (?:should|shall|can) i (?:do|take on)|what do you need (?:me to do|from me)|anything (?:else )?you (?:want|need) (?:me to do|from me))\b/i;
+
+/**
+ * The instructions given in answer to "what do you want me to do?" are the asker's tasks, taken on by asking: no
+ * acceptance follows, and every instruction of the answer counts ("Please do hourly checks … and write them in the
+ * chart.").
+ */
+function instructionAskedFor(text: string, turn: Turn, context: MeetingContext): Item | undefined {
+  const before = context.turns[turn.index - 1];
+  if (!before || (context.diarized && before.speaker === turn.speaker)) return undefined;
+  if (!ASKS_WHAT_TO_DO.test(before.clauses.at(-1) ?? '')) return undefined;
+  const instruction = text.replace(/^please\s+/i, '');
+  if (!startsWithVerb(instruction) || COPULA_EARLY.test(instruction)) return undefined;
+  const owner = turnAddressee(turn) ?? context.speakers.get(before.index) ?? context.listeners?.get(turn.index) ?? null;
+  return taskItem(owner, instruction, { you: owner, toOthers: true });
 }
 
 const NAMED_WILL = new RegExp(String.raw`${NAME}(?:\s+(?:will|is going to|is gonna)|'ll|'s going to|'s gonna)\s+(.+)$`, 'iu');

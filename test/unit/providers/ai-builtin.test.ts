@@ -789,3 +789,28 @@ test('what a recogniser runs together: "not sure why that is, leave it with me, 
   // "eventually" is a prediction, not a promise.
   expect(itemsOf(two("Ha, yes, it's a disgrace. Facilities will shout at us about it eventually, I'm sure.", 'True.'))).toEqual([]);
 });
+
+test('"what do you want me to do?" answered with instructions: each is the asker\'s task, with no acceptance after it', () => {
+  expect(
+    itemsOf(
+      two(
+        'Evening, Callum. Quiet day mostly, but Edith had a fall at lunchtime.',
+        'Okay. What do you want me to do overnight?',
+        'Please do hourly checks on her until the morning. Write them in her chart.',
+        'Anything else?',
+      ),
+    ),
+  ).toEqual(['Callum: do hourly checks on her until the morning', 'Callum: write them in her chart']);
+  // Without the question, an instruction nobody takes up is no item; news is never one.
+  expect(itemsOf(two('Edith had a fall at lunchtime.', 'Oh no.', 'Please do hourly checks on her until the morning.', 'Is she hurt?'))).toEqual([]);
+  expect(itemsOf(two('What do you want me to do overnight?', 'Dock five is still blocked.'))).toEqual([]);
+});
+
+test('an offer after what cannot be done, taken up; "then, you\'re in charge of …"', () => {
+  expect(
+    itemsOf(two('Can you also extend the trial by a month?', "I'm afraid not, the trial is fixed at 30 days, but I could set up a training call for your staff.", "Yes, let's do that, Elena.")),
+  ).toEqual(['Elena: set up a training call for their staff']);
+  // Not taken up, it stays an offer.
+  expect(itemsOf(two('Can you extend the trial?', 'The trial is fixed, but I could set up a training call.', 'No, we are fine.'))).toEqual([]);
+  expect(itemsOf(two('Plastic eggs this time, please.', "Dev, then, you're in charge of the race timetable.", 'Fine.'))).toEqual(['Dev: own the race timetable']);
+});
