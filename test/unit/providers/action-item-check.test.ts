@@ -80,6 +80,21 @@ describe("a model's items", () => {
     ]);
   });
 
+  test('one task given to two people or more in one answer stands once, with no owner: the model does not know who', () => {
+    const part = [
+      'speaker_0: Amelia, Hugo, Zara, thanks for coming.',
+      'speaker_0: Can someone print the maps a week before?',
+      "speaker_1: Sure, I'll print the maps a week before.",
+      'speaker_0: Hugo, please book the two hotels today.',
+    ].join('\n');
+    expect(
+      checkProposedItems(
+        ['Amelia: print the maps a week before', 'Hugo: book the two hotels today', 'Zara: print the maps a week before', 'Amelia: print the maps a week before'],
+        part,
+      ),
+    ).toEqual(['Print the maps a week before', 'Hugo: book the two hotels today']);
+  });
+
   test('merged without duplicates across parts, the named owner kept', () => {
     expect(
       mergeItems([
