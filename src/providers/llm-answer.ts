@@ -34,7 +34,7 @@ export function firstJsonObject(text: string): Record<string, unknown> | undefin
   return undefined;
 }
 
-/** Index of the `}` that closes the `{` at `start`, or -1 when the text ends first. */
+/** Index of the `}` or `]` that closes the `{` or `[` at `start` (brackets inside strings skipped), or -1 when the text ends first. */
 function balancedEnd(text: string, start: number): number {
   let depth = 0;
   let inString = false;
@@ -45,9 +45,9 @@ function balancedEnd(text: string, start: number): number {
       else if (char === '"') inString = false;
     } else if (char === '"') {
       inString = true;
-    } else if (char === '{') {
+    } else if (char === '{' || char === '[') {
       depth++;
-    } else if (char === '}' && --depth === 0) {
+    } else if ((char === '}' || char === ']') && --depth === 0) {
       return i;
     }
   }
@@ -77,7 +77,9 @@ function wholeItems(content: string): unknown[] {
   const list = key === -1 ? -1 : content.indexOf('[', key);
   if (list === -1) return [];
   const items: unknown[] = [];
-  const close = listEnd(content, list);
+  const listClosed = balancedEnd(content, list);
+  // A list cut short ends where the text does.
+  const close = listClosed === -1 ? content.length : listClosed;
   for (let at = content.indexOf('{', list); at !== -1 && at < close; ) {
     const end = balancedEnd(content, at);
     if (end === -1) break;
@@ -91,22 +93,6 @@ function wholeItems(content: string): unknown[] {
   // Items written as text: the complete strings of the list.
   if (items.length === 0) for (const match of content.slice(list, close).matchAll(/"((?:[^"\\]|\\.)*)"\s*[,\]]/g)) items.push(JSON.parse(`"${match[1]}"`));
   return items;
-}
-
-/** Index of the `]` that closes the list opening at `start` (outside strings), or the text's length when cut first. */
-function listEnd(text: string, start: number): number {
-  let inString = false;
-  let depth = 0;
-  for (let i = start; i < text.length; i++) {
-    const char = text[i];
-    if (inString) {
-      if (char === '\\') i++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === '[' || char === '{') depth++;
-    else if ((char === ']' || char === '}') && --depth === 0) return i;
-  }
-  return text.length;
 }
 
 /**
