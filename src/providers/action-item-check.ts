@@ -254,8 +254,11 @@ function withoutOwnersInDoubt(items: readonly string[]): string[] {
   });
 }
 
-/** Whether two tasks' content words are (nearly) the same: one item said twice, whatever its owner. */
-function sameTask(a: Set<string>, b: Set<string>): boolean {
+/**
+ * Whether two tasks' words are (nearly) the same: one item said twice, whatever its owner. The one measure of a repeat,
+ * for the model's items here and for the builtin analyser's (builtin/action-items.ts `dedupe`).
+ */
+export function sameTask(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   const shared = [...a].filter((w) => b.has(w)).length;
   const smaller = Math.min(a.size, b.size) || 1;
   return shared / smaller >= 0.8 || shared / new Set([...a, ...b]).size >= 0.6;

@@ -33,9 +33,10 @@ export const SYSTEM_PROMPT =
 
 /**
  * The answer's shape, sent as `response_format` where the server takes a JSON schema (llama.cpp's server, OpenAI).
- * The items come first: servers write the properties in the schema's order, and a small model's summary can run on,
- * repeating itself until the answer's room is spent (measured: 4 of 59 answers of the 1.5 B model on the spoken
- * corpus, 3 of them before any item was written). Items written first are whole whatever the summary does.
+ * The items come first: llama.cpp's grammar writes the properties in the schema's order (measured) and OpenAI documents
+ * that it does, and a small model's summary can run on, repeating itself until the answer's room is spent (measured: 4
+ * of 59 answers of the 1.5 B model on the spoken corpus, 3 of them before any item was written). Items written first
+ * are whole whatever the summary does; an answer in the other order is read as well (llm-answer.ts).
  */
 export const ANSWER_SCHEMA = {
   type: 'object',

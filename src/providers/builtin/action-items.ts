@@ -28,7 +28,7 @@
 // future form), tasks with nothing concrete in them ("I'll do that" unless it accepts a request). Owners are names the
 // meeting gives, never a recogniser's label (`speaker_0`).
 import { TITLE, displayName, isBaseVerb, isVerbAfterI, isCapitalisedName, isLooseName, isRoleWord, isStrictName, isTitle, isVocativeName, startsWithVerb } from './names.ts';
-import { leadingNoiseOff, ON_A_CONDITION } from '../action-item-check.ts';
+import { leadingNoiseOff, ON_A_CONDITION, sameTask } from '../action-item-check.ts';
 import { withAntecedent } from './antecedents.ts';
 import { addresseeOf, roomName, type Room } from './speakers.ts';
 import { DAY, isQuestion, stripFillers, writeItem, type Turn } from './text.ts';
@@ -491,8 +491,11 @@ function addressedTask(text: string, turn: Turn, context: MeetingContext): Item 
  * tomorrow." The one told is whom the turn names, else whoever accepted, when the meeting says who that is. And an
  * offer taken up: "I can call the morning patients." → "Please do."
  */
+/** Words that may open an offer ("But I can …", "So, happy to …"), and saying one is glad to. */
+const OFFER_OPENER = String.raw`(?:(?:but|and|so|well|then|or),?\s+)?`;
+const HAPPY_TO = String.raw`i'm happy to|i am happy to|happy to`;
 // "The trial is fixed at 30 days, but I could set up a training call": an offer after what cannot be done.
-const OFFER = /^(?:.*?,\s+but\s+|(?:(?:but|and|so|well|then|or),?\s+)?)(?:i can|i could|i'm happy to|i am happy to|happy to)\s+(.+)$/iu;
+const OFFER = new RegExp(String.raw`^(?:.*?,\s+but\s+|${OFFER_OPENER})(?:i can|i could|${HAPPY_TO})\s+(.+)$`, 'iu');
 const COPULA_EARLY = /^(?:[\p{L}\p{N}'-]+\s+){1,2}(?:is|are|was|were|isn't|aren't|wasn't|weren't)\b/iu;
 const TAKEN_UP = /^(?:please do|(?:yes|yeah|oh)\b,?\s*(?:please|let's do (?:that|it)|do that|that would|that'd)|let's do (?:that|it)|go ahead|that would (?:help|be great)|that'd (?:help|be great)|perfect|great|sounds good|thanks|thank you)\b/i;
 
@@ -662,7 +665,7 @@ function firstPerson(clause: string, said: string, speaker: string | null, turn:
 }
 
 /** "I can send the photos tonight", "let me book that for the weekend after next": an offer with its time is a promise. */
-const OFFER_NOW = /^(?:(?:but|and|so|well|then|or),?\s+)?(?:i can|i'm happy to|i am happy to|happy to|let me)\s+(.+)$/iu;
+const OFFER_NOW = new RegExp(String.raw`^${OFFER_OPENER}(?:i can|${HAPPY_TO}|let me)\s+(.+)$`, 'iu');
 
 function datedOffer(clause: string, text: string, speaker: string | null): Item | undefined {
   const offer = OFFER_NOW.exec(text);
@@ -951,8 +954,7 @@ function dedupe(items: Item[]): Item[] {
     const words = new Set((item.task.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !EMPTY_WORDS.has(w)));
     const at = kept.findIndex((other) => {
       if (!other.untaken && !item.untaken && (other.owner ?? '').toLowerCase() !== (item.owner ?? '').toLowerCase()) return false;
-      const shared = [...words].filter((w) => other.words.has(w)).length;
-      return shared / Math.min(words.size, other.words.size || 1) >= 0.8 || shared / new Set([...words, ...other.words]).size >= 0.6;
+      return sameTask(words, other.words);
     });
     if (at === -1) kept.push({ ...item, words });
     else if (kept[at].untaken && !item.untaken) kept[at] = { ...item, words };
