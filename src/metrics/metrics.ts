@@ -12,12 +12,23 @@
 //   convene_webhook_attempts_total         src/activities/deliveries.ts (attemptOutcome in delivery-sender.ts), worker
 //   convene_transcription_duration_seconds src/activities/transcription.ts, worker
 //   convene_ai_duration_seconds            src/activities/post-meeting.ts (summarisePostMeeting), worker
+//   convene_db_pool_connections            read from the pools when scraped; watched where each is made:
+//                                          src/services/container.ts (orm), participant-insert.ts, pg-bus.ts
 // plus prom-client's default process metrics (CPU, memory, event-loop lag, GC) under the `convene_` prefix.
 // docs/metrics.md is the operator's view of the same list.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** How one attempt to deliver an outgoing webhook ended (the AsyncAPI/OpenAPI attempt `status`, split by cause). */
 export type WebhookAttemptOutcome = 'succeeded' | 'http_error' | 'timeout' | 'network_error';
+/** The PostgreSQL pools of a process: MikroORM's, and the two made with src/db/pool.ts. */
+export type PoolName = 'orm' | 'participant-writer' | 'room-bus';
+/** What a `pg.Pool` says of itself. */
+export interface PoolCounts {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+  readonly ending: boolean;
+}
 /** What looking for speakers by voice came to (src/providers/voice-labels.ts withVoiceLabels). */
 export type VoiceLabelOutcome = 'labelled' | 'provider_labelled' | 'one_voice' | 'failed';
 
@@ -64,6 +75,37 @@ const voiceLabels = new Counter({
   help: 'Transcripts whose speakers were looked for by voice, by outcome (labelled, provider_labelled, one_voice, failed).',
   labelNames: ['outcome'] as const,
   registers: [registry],
+});
+
+/** The pools being watched; one that is closing leaves at the next scrape. */
+const pools = new Map<PoolCounts, PoolName>();
+
+const dbPoolConnections = new Gauge({
+  name: 'convene_db_pool_connections',
+  help: 'PostgreSQL connections of this process by pool (orm, participant-writer, room-bus) and state: lent (in use), idle, waiting (callers queued for one).',
+  labelNames: ['pool', 'state'] as const,
+  registers: [registry],
+  // Read when scraped rather than kept up to date: the pools count for themselves.
+  collect() {
+    this.reset();
+    const sums = new Map<string, { pool: PoolName; state: string; value: number }>();
+    const add = (pool: PoolName, state: string, value: number) => {
+      const key = `${pool} ${state}`;
+      const sum = sums.get(key) ?? { pool, state, value: 0 };
+      sum.value += value;
+      sums.set(key, sum);
+    };
+    for (const [counts, pool] of pools) {
+      if (counts.ending) {
+        pools.delete(counts);
+        continue;
+      }
+      add(pool, 'lent', counts.totalCount - counts.idleCount);
+      add(pool, 'idle', counts.idleCount);
+      add(pool, 'waiting', counts.waitingCount);
+    }
+    for (const { pool, state, value } of sums.values()) this.set({ pool, state }, value);
+  },
 });
 
 // Transcription and AI calls take seconds to many minutes.
@@ -132,6 +174,14 @@ export const metrics = {
   /** An AI post-processing call finished (ok) or failed (not ok) after `seconds`. */
   observeAi(provider: string, seconds: number, ok: boolean): void {
     aiDuration.observe({ provider: providerLabel(provider), result: ok ? 'ok' : 'error' }, seconds);
+  },
+
+  /**
+   * Reports a PostgreSQL pool's connections with every scrape until the pool closes. Pools of one name (several
+   * services in one test process) are added up.
+   */
+  watchPool(name: PoolName, pool: PoolCounts): void {
+    pools.set(pool, name);
   },
 
   /** Times `work` and records it with `observe` whether it succeeds or throws. */

@@ -126,6 +126,7 @@ export class PgRoomBus implements RoomBus {
     this.resumeWindowSeconds = options.resumeWindowSeconds ?? 600;
     this.listenCheckIntervalSeconds = options.listenCheckIntervalSeconds ?? 5;
     this.pool = createPool({ name: 'room-bus', logger: this.logger, connectionString: options.databaseUrl, max: options.poolSize ?? 8 });
+    metrics.watchPool('room-bus', this.pool);
   }
 
   /**

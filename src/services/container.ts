@@ -32,6 +32,7 @@ import { Handovers } from '../handover/handover.ts';
 import { HandoverRelay } from '../handover/relay.ts';
 import { createHttpUpstreamAdapter } from '../upstream/http-upstream-adapter.ts';
 import type { MediaProvider } from '../upstream/media-provider.ts';
+import { metrics, type PoolCounts } from '../metrics/metrics.ts';
 import { readinessChecks } from './readiness-checks.ts';
 import type { AppDeps } from '../app.ts';
 
@@ -71,6 +72,8 @@ export interface Services extends AppDeps, Core {}
 export async function createCore(config: Config, logger: Logger, databaseUrl: string, options: { busPoolSize?: number } = {}): Promise<Core> {
   const secretBox = new SecretBox(config.secretsKey);
   const orm: Orm = await openDatabase(databaseUrl, logger, secretBox);
+  // Connections lent out and never given back show here (docs/metrics.md, convene_db_pool_connections).
+  metrics.watchPool('orm', (await orm.em.getConnection().getNativeClient()) as PoolCounts);
   const s3 = createS3Client(config.s3);
   const store = new S3ObjectStore(s3, config.s3);
   const provider = createHttpUpstreamAdapter({ baseUrl: config.upstream.apiUrl, apiKey: config.upstream.apiKey });

@@ -63,6 +63,7 @@ describe('without METRICS_TOKEN (development)', () => {
       'convene_webhook_attempts_total',
       'convene_transcription_duration_seconds',
       'convene_ai_duration_seconds',
+      'convene_db_pool_connections',
       'convene_process_cpu_seconds_total',
     ]) {
       expect(after).toContain(`# TYPE ${family} `);
@@ -75,6 +76,25 @@ describe('without METRICS_TOKEN (development)', () => {
     expect(queried.size).toBeGreaterThan(5);
     const exposed = await scrape(t);
     for (const name of queried) expect(exposed).toMatch(new RegExp(`^# TYPE ${name.replace(/_(bucket|count|sum)$/, '')} `, 'm'));
+  });
+
+  test('database connections by pool: a transaction in progress is lent, and back once it ends', async () => {
+    const lent = async () => sample(await scrape(t), 'convene_db_pool_connections', { pool: 'orm', state: 'lent' });
+    const first = await scrape(t);
+    for (const pool of ['orm', 'participant-writer', 'room-bus']) {
+      expect(first).toMatch(new RegExp(`^convene_db_pool_connections\\{pool="${pool}",state="idle"\\} \\d+$`, 'm'));
+    }
+    expect(sample(first, 'convene_db_pool_connections', { pool: 'orm', state: 'waiting' })).toBe(0);
+
+    // Two transactions hold a connection each (the hand-over relay may briefly hold a third).
+    const held = [t.services.orm.em.fork(), t.services.orm.em.fork()];
+    for (const em of held) {
+      await em.begin();
+      await em.execute('select 1');
+    }
+    expect(await lent()).toBeGreaterThanOrEqual(2);
+    for (const em of held) await em.commit();
+    await eventually(async () => (await lent()) === 0, 'no orm connection lent');
   });
 
   test('open sockets, room events and workflow starts follow a participant joining and leaving', async () => {

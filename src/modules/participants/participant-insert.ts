@@ -4,6 +4,7 @@ import { createPool } from '../../db/pool.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { ParticipantRole } from '../../domain/principal.ts';
 import type { Logger } from '../../logger.ts';
+import { metrics } from '../../metrics/metrics.ts';
 import type { RefreshRow } from '../../security/token-sets.ts';
 import { limitExceeded, roomEnded } from '../rooms/room.service.ts';
 import { RoomSchema } from '../rooms/room.entity.ts';
@@ -70,6 +71,7 @@ export class ParticipantWriter {
 
   constructor(options: { databaseUrl: string; logger: Logger; poolSize?: number }) {
     this.pool = createPool({ name: 'participant-writer', logger: options.logger, connectionString: options.databaseUrl, max: options.poolSize ?? 4, pipeline: true });
+    metrics.watchPool('participant-writer', this.pool);
   }
 
   /**
