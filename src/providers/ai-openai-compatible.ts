@@ -12,7 +12,7 @@ import type { ProvidersConfig } from '../config.ts';
 import { authKey, failureOf, needsKey, parseJson, send, type ProviderResponse } from './provider-http.ts';
 import { checkProposedItems, mergeItems, withRuleItems } from './action-item-check.ts';
 import { analyzeTranscript } from './ai-builtin.ts';
-import { insightsFrom, MAX_ACTION_ITEMS, MAX_TEXT, messageContent, summaryFrom } from './llm-answer.ts';
+import { insightsFrom, MAX_ACTION_ITEMS, messageContent, summaryFrom, summarySentences } from './llm-answer.ts';
 import { estimateTokens, takePart } from './transcript-parts.ts';
 import { ProviderError, type AiAnalyzer, type AnalysisRequest, type MeetingInsights } from './types.ts';
 
@@ -37,28 +37,50 @@ export const SYSTEM_PROMPT =
  * that it does, and a small model's summary can run on, repeating itself until the answer's room is spent (measured: 4
  * of 59 answers of the 1.5 B model on the spoken corpus, 3 of them before any item was written). Items written first
  * are whole whatever the summary does; an answer in the other order is read as well (llm-answer.ts).
+ * `maxItems` (maxItemsFor) ends an item list that runs on, so the summary still gets written.
  */
-export const ANSWER_SCHEMA = {
-  type: 'object',
-  properties: {
-    action_items: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          owner: { type: ['string', 'null'] },
-          task: { type: 'string' },
-          due: { type: ['string', 'null'] },
+export function answerSchema(maxItems: number) {
+  return {
+    type: 'object',
+    properties: {
+      action_items: {
+        type: 'array',
+        maxItems,
+        items: {
+          type: 'object',
+          properties: {
+            owner: { type: ['string', 'null'] },
+            task: { type: 'string' },
+            due: { type: ['string', 'null'] },
+          },
+          required: ['owner', 'task', 'due'],
+          additionalProperties: false,
         },
-        required: ['owner', 'task', 'due'],
-        additionalProperties: false,
       },
+      summary: { type: 'string' },
     },
-    summary: { type: 'string' },
-  },
-  required: ['action_items', 'summary'],
-  additionalProperties: false,
-} as const;
+    required: ['action_items', 'summary'],
+    additionalProperties: false,
+  } as const;
+}
+
+/** However short the part, an answer may hold this many items. */
+const MIN_ITEMS_PER_PART = 12;
+/** Beyond that, one item for this many tokens of transcript: a dense stand-up, every turn a task of ~45 words. */
+const TOKENS_PER_ITEM = 60;
+
+/**
+ * The most items an answer for a part of `partTokens` tokens of transcript may hold. A small model's list can run on,
+ * repeating one task through the room's names until the answer's room is spent. Measured with the 1.5 B model: 5 of
+ * 59 answers did, 4 of them for short meetings (26 to 33 items from a few hundred tokens of transcript) and one for a
+ * part of the 45-minute meeting (32 items from about 4,900 tokens), each a minute and more of a CPU server with no
+ * summary after it; no answer that stopped on its own held more than 12 items. The bound is far above what people
+ * commit to in that much talk (the spoken corpus: at most 4 items a meeting, 2.7 per 100 tokens), so it ends only
+ * lists that repeat themselves. A long part's bound is high (50 for 3,000 tokens and more): its list is not cut early.
+ */
+export function maxItemsFor(partTokens: number): number {
+  return Math.min(MAX_ACTION_ITEMS, Math.max(MIN_ITEMS_PER_PART, Math.ceil(partTokens / TOKENS_PER_ITEM)));
+}
 
 const MERGE_SCHEMA = {
   type: 'object',
@@ -162,7 +184,8 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
       const whole = results.length === 0 && after.length === 0;
       const user = `${header(whole ? undefined : results.length + 1)}${part.join('\n')}`;
       try {
-        const insights = insightsFrom(this.id, await this.complete(SYSTEM_PROMPT, user, call, ANSWER_SCHEMA));
+        const schema = answerSchema(maxItemsFor(estimateTokens(part.join('\n'))));
+        const insights = insightsFrom(this.id, await this.complete(SYSTEM_PROMPT, user, call, schema));
         results.push({ summary: insights.summary, actionItems: checkProposedItems(insights.actionItems, part.join('\n')) });
         rest = after;
       } catch (err) {
@@ -178,7 +201,7 @@ export class OpenAiCompatibleAnalyzer implements AiAnalyzer {
    * cannot be read (the action items are already complete, so a weak merge costs only the summary's polish).
    */
   private async mergedSummary(summaries: string[], call: Call): Promise<string> {
-    const fallback = summaries.map((s) => /^.*?[.!?](?=\s|$)/s.exec(s)?.[0] ?? s).join(' ').slice(0, MAX_TEXT);
+    const fallback = summarySentences(summaries.map((s) => /^.*?[.!?](?=\s|$)/s.exec(s)?.[0] ?? s).join(' '));
     const user = `Summaries of the parts, in order:\n${summaries.map((s, i) => `${i + 1}. ${s}`).join('\n')}`;
     try {
       return summaryFrom(await this.complete(MERGE_PROMPT, user, call, MERGE_SCHEMA)) ?? fallback;

@@ -4,6 +4,7 @@
 // into clean insights; anything it cannot read is a final failure with the answer's first 200 characters.
 
 import { escapeRegExp } from '../reg-exp.ts';
+import { MAX_SUMMARY_SENTENCES } from './builtin/summary.ts';
 import { ProviderError, type MeetingInsights } from './types.ts';
 
 export const MAX_ACTION_ITEMS = 50;
@@ -57,7 +58,7 @@ function balancedEnd(text: string, start: number): number {
 /**
  * An answer cut short, as a small model writes one that runs on until the answer's room is spent (llama.cpp then
  * stops: `finish_reason` "length"): the action items written out whole, and the summary's whole sentences. The items
- * are asked for first (ai-openai-compatible.ts ANSWER_SCHEMA), but a server without the schema may write either first.
+ * are asked for first (ai-openai-compatible.ts answerSchema), but a server without the schema may write either first.
  * Measured on a 45-minute meeting with the 1.5 B model: the first part's answer ran to the end of an 8k context.
  */
 function cutShort(content: string): Record<string, unknown> | undefined {
@@ -96,10 +97,12 @@ function wholeItems(content: string): unknown[] {
 }
 
 /**
- * A model's summary with each sentence once: a small model may run on, writing its last sentences again and again
- * until the answer's room is spent (measured with the 1.5 B model: "The meeting concluded with …" eleven times).
+ * A model's summary as a summary is (docs/decisions.md §9): each sentence once, and at most three. A small model may
+ * run on, writing its last sentences again and again until the answer's room is spent (measured with the 1.5 B
+ * model: "The meeting concluded with …" eleven times), or go through the meeting topic by topic (26 of 142 of its
+ * answers on the spoken corpus held more than three distinct sentences, up to 12) although the prompt asks for three.
  */
-export function distinctSentences(summary: string): string {
+export function summarySentences(summary: string): string {
   const seen = new Set<string>();
   const kept: string[] = [];
   for (const sentence of summary.trim().split(/(?<=[.!?])\s+/)) {
@@ -107,6 +110,7 @@ export function distinctSentences(summary: string): string {
     if (seen.has(key)) continue;
     seen.add(key);
     kept.push(sentence);
+    if (kept.length === MAX_SUMMARY_SENTENCES) break;
   }
   return kept.join(' ').slice(0, MAX_TEXT);
 }
@@ -123,13 +127,13 @@ export function insightsFrom(provider: string, content: string): MeetingInsights
     if (text === undefined) throw unusable(provider, 'an action item is neither text nor an object with text');
     return text;
   });
-  return { summary: distinctSentences(summary), actionItems: cleanActionItems(texts) };
+  return { summary: summarySentences(summary), actionItems: cleanActionItems(texts) };
 }
 
 /** The `summary` of a model's message, or undefined when there is none to read. */
 export function summaryFrom(content: string): string | undefined {
   const summary = firstJsonObject(content)?.summary;
-  return typeof summary === 'string' && summary.trim() ? distinctSentences(summary) : undefined;
+  return typeof summary === 'string' && summary.trim() ? summarySentences(summary) : undefined;
 }
 
 /**

@@ -9,7 +9,8 @@
 import { introducedName } from './names.ts';
 import { isQuestion, type Turn } from './text.ts';
 
-const MAX_SENTENCES = 3;
+/** A summary is one to three sentences (docs/decisions.md §9), whichever analyser writes it. */
+export const MAX_SUMMARY_SENTENCES = 3;
 
 const STOPWORDS = new Set(
   `a about above after again all am an and any are as at be because been before being below between both but by can
@@ -78,7 +79,7 @@ export function summarize(turns: Turn[]): string {
     return { ...candidate, score: (density + bonus + 0.01) * weight };
   });
 
-  const wanted = Math.min(MAX_SENTENCES, scored.length);
+  const wanted = Math.min(MAX_SUMMARY_SENTENCES, scored.length);
   const chosen: Candidate[] = [];
   const covered = new Set<string>();
   while (chosen.length < wanted) {

@@ -148,6 +148,31 @@ test("a summary that repeats itself says each sentence once; with none, the rule
   expect(Object.keys((formats.at(-1) as { json_schema: { schema: { properties: object } } }).json_schema.schema.properties)).toEqual(['action_items', 'summary']);
 });
 
+test('a summary is at most three sentences, however many the model writes', async () => {
+  answerFor = () => ({
+    summary:
+      'The group planned the harvest festival. They agreed to run the soup stall again. They discussed the cake stall. ' +
+      'They discussed the bouncy castle. They discussed the beans. They discussed the posters.',
+    action_items: [],
+  });
+  const insights = await analyzer().analyze(lines('Kofi, please run the soup stall again on Sunday.', 'Sure.'));
+  expect(insights.summary).toBe('The group planned the harvest festival. They agreed to run the soup stall again. They discussed the cake stall.');
+});
+
+test('an item list may not run on: at most 12 items for a short meeting, more for a long part, never over 50', async () => {
+  answerFor = () => ({ summary: 'Budget.', action_items: [] });
+  const maxItems = () => (formats.at(-1) as { json_schema: { schema: { properties: { action_items: { maxItems: number } } } } }).json_schema.schema.properties.action_items.maxItems;
+  await analyzer().analyze(lines('Omar, please check the invoices against the contracts by Friday.', 'Sure.'));
+  expect(maxItems()).toBe(12);
+  // About 1,800 tokens of transcript in one part: one item for every 60.
+  const talk = Array.from({ length: 60 }, (_, i) => `Point ${i} of the budget review was discussed at some length by the group today.`);
+  await analyzer().analyze(lines(...talk));
+  expect(maxItems()).toBeGreaterThan(20);
+  expect(maxItems()).toBeLessThan(50);
+  await analyzer().analyze(lines(...talk, ...talk, ...talk));
+  expect(maxItems()).toBe(50);
+});
+
 test('a server that refuses max_tokens is asked again without it, and never sent it again', async () => {
   refuseMaxTokens = true;
   answerFor = () => ({ summary: 'S.', action_items: [{ owner: 'Omar', task: 'check the invoices', due: null }] });
