@@ -86,25 +86,18 @@ const dbPoolConnections = new Gauge({
   labelNames: ['pool', 'state'] as const,
   registers: [registry],
   // Read when scraped rather than kept up to date: the pools count for themselves.
+  // Pools of one name (several services in one test process) add up.
   collect() {
     this.reset();
-    const sums = new Map<string, { pool: PoolName; state: string; value: number }>();
-    const add = (pool: PoolName, state: string, value: number) => {
-      const key = `${pool} ${state}`;
-      const sum = sums.get(key) ?? { pool, state, value: 0 };
-      sum.value += value;
-      sums.set(key, sum);
-    };
     for (const [counts, pool] of pools) {
       if (counts.ending) {
         pools.delete(counts);
         continue;
       }
-      add(pool, 'lent', counts.totalCount - counts.idleCount);
-      add(pool, 'idle', counts.idleCount);
-      add(pool, 'waiting', counts.waitingCount);
+      this.inc({ pool, state: 'lent' }, counts.totalCount - counts.idleCount);
+      this.inc({ pool, state: 'idle' }, counts.idleCount);
+      this.inc({ pool, state: 'waiting' }, counts.waitingCount);
     }
-    for (const { pool, state, value } of sums.values()) this.set({ pool, state }, value);
   },
 });
 
@@ -176,10 +169,7 @@ export const metrics = {
     aiDuration.observe({ provider: providerLabel(provider), result: ok ? 'ok' : 'error' }, seconds);
   },
 
-  /**
-   * Reports a PostgreSQL pool's connections with every scrape until the pool closes. Pools of one name (several
-   * services in one test process) are added up.
-   */
+  /** Reports a PostgreSQL pool's connections with every scrape until the pool closes. */
   watchPool(name: PoolName, pool: PoolCounts): void {
     pools.set(pool, name);
   },
