@@ -53,7 +53,7 @@ function addressOf(text: string, room?: Room): { name: string; how: 'first' | 't
   for (const pattern of [LEADING, COURTESY, EARLY, TRAILING]) {
     const match = pattern.exec(bare);
     if (!match) continue;
-    const name = personal(match[1], pattern === LEADING && match.index === 0 && match[0].startsWith(match[1]));
+    const name = personal(match[1], pattern === LEADING && match.index === 0 && match[0].startsWith(match[1])) ?? misheard(match[1], room);
     if (!name) continue;
     const thanks = /\b(?:thanks|thank you|sorry|cheers|bye)\b/i.test(match[0]);
     const address = { name, how: pattern === LEADING ? (thanks ? 'thanks' : 'first') : pattern === COURTESY ? (thanks ? 'thanks' : 'first') : 'later' } as const;
@@ -80,6 +80,18 @@ function addressIn(turn: Turn, room: Room): ReturnType<typeof addressOf> {
 function inRoom(name: string, room: Room): boolean {
   const last = personOf(roomName(name, room, { said: true }));
   return room.people.some((person) => person.includes(last));
+}
+
+/**
+ * With the room known, a word said where a name is said ("Praise, can you …", ", isha, you're okay to …") that sounds
+ * like one of the room's names and is close to it in letters: that name, misheard.
+ */
+function misheard(span: string, room: Room | undefined): string | undefined {
+  if (!room || room.people.length === 0) return undefined;
+  const word = span.trim().split(/\s+/).pop()!.replace(/'s$/i, '');
+  if (word.length < 3 || isNeverAName(word) || /\d|_/.test(word)) return undefined;
+  const name = roomName(word, room, { said: true });
+  return name !== word && soundsLike(word, name) ? name : undefined;
 }
 
 /** A matched span as a person's name ("Dr. Patel" → "Dr. Patel"), or undefined; `initial`: it starts what is said. */
