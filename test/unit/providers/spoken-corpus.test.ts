@@ -3,6 +3,8 @@
 // is asserted, loose and with the owner; the tuned half and the unseen meetings (written after the rules, never tuned
 // on) are printed. bench/analyser-corpus.ts prints
 // the same figures; BENCHMARKS.md has them.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { analyzeTranscript } from '../../../src/providers/ai-builtin.ts';
 import { loadSpokenCorpus, missReason, requestOf, scoreMeeting, scriptAsTranscript, total } from '../../helpers/analyser-scoring.ts';
 
@@ -74,6 +76,20 @@ test('no item is ever owned by a recogniser label, and none repeats', () => {
 test('the held-out scripts as written (no recogniser in the way): precision and recall stay above their floor', () => {
   const scored = meetings.map(scriptAsTranscript).map((meeting) => scoreMeeting(meeting, analyzeTranscript(requestOf(meeting, { participants: true }))));
   printAndCheckHeldOut(scored, 'scripts as written', HELD_OUT_FLOOR_AS_WRITTEN);
+});
+
+test('no rule names a meeting of the corpus: no source file holds a meeting\'s id', () => {
+  const root = join(import.meta.dirname, '..', '..', '..');
+  const sources = ['src', 'workflows'].flatMap((dir) =>
+    readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => ({ file: join(dir, file), text: readFileSync(join(root, dir, file), 'utf8') })),
+  );
+  expect(sources.length).toBeGreaterThan(50);
+  // The full id ("r111-teachers-planning") and its number alone ("r111", as a word).
+  const ids = meetings.flatMap((meeting) => [meeting.id, /^[a-z]\d+/.exec(meeting.id)![0]]);
+  const naming = sources.flatMap(({ file, text }) => ids.filter((id) => new RegExp(`\\b${id}\\b`).test(text)).map((id) => `${file}: ${id}`));
+  expect(naming).toEqual([]);
 });
 
 test('a miss is put down to the recogniser or to the analyser from what the transcript holds', () => {
