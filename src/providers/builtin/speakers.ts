@@ -83,8 +83,9 @@ function inRoom(name: string, room: Room): boolean {
 }
 
 /**
- * With the room known, a word said where a name is said ("Praise, can you …", ", isha, you're okay to …") that sounds
- * like one of the room's names and is close to it in letters: that name, misheard.
+ * With the room known, a word said where a name is said that the lexicon does not take for a name (", isha, you're
+ * okay to …", lower case) but that sounds like one of the room's names and is close to it in letters: that name,
+ * misheard.
  */
 function misheard(span: string, room: Room | undefined): string | undefined {
   if (!room || room.people.length === 0) return undefined;

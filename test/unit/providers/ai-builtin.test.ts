@@ -335,14 +335,12 @@ test('a name heard far from every participant is someone outside the room; close
 });
 
 test("with the room known, a word said where a name goes that sounds like a participant's name is that name, misheard", () => {
-  // The recogniser wrote "Aisha" as "isha" (lower case, so not taken for a name) and "Grace" as "Praise".
+  // The recogniser wrote "Aisha" as "isha": lower case, so not taken for a name, and not a word either.
   const groups = two('You must hear, isha, are you okay to sort out the reading groups?', "Sure, I'll have the reading groups done by Monday.");
   expect(itemsOf(groups)).toEqual(['Have the reading groups done by Monday']);
   expect(analyzeTranscript({ ...groups, participants: ['Fiona', 'Daniel', 'Aisha'] }).actionItems).toEqual([
     'Aisha: have the reading groups done by Monday',
   ]);
-  const visit = two('Okay, Praise, can you book the home visit for Thursday?', 'Yes, I will.');
-  expect(analyzeTranscript({ ...visit, participants: ['Grace', 'Imran', 'Fiona'] }).actionItems).toEqual(['Grace: book the home visit for Thursday']);
   // A word that is never a name stays a word, though it sounds like one in the room: "Right" is not Rita.
   const right = two('Right, can you book the home visit for Thursday?', 'Yes, I will.');
   expect(analyzeTranscript({ ...right, participants: ['Rita', 'Imran'] }).actionItems).toEqual(['Book the home visit for Thursday']);
