@@ -90,7 +90,8 @@ function inRoom(name: string, room: Room): boolean {
 function misheard(span: string, room: Room | undefined): string | undefined {
   if (!room || room.people.length === 0) return undefined;
   const word = span.trim().split(/\s+/).pop()!.replace(/'s$/i, '');
-  if (word.length < 3 || isNeverAName(word) || /\d|_/.test(word)) return undefined;
+  // roomName leaves a word shorter than three letters as it is.
+  if (isNeverAName(word) || /\d|_/.test(word)) return undefined;
   const name = roomName(word, room, { said: true });
   return name !== word && soundsLike(word, name) ? name : undefined;
 }
